@@ -1,0 +1,307 @@
+/**
+ * Part 2: the host serving a profile against a hand-written fastify + driver server, both in
+ * child processes, loaded by autocannon from this process. Standalone:
+ * `node node_modules/.cache/sql-resources-bench/bench/http.js` after `tsc -p bench/tsconfig.json`.
+ */
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { compileTemplate } from '../src/template';
+import type { Profile } from '../src/host/profile';
+import { ServerChild } from './child';
+import { intFromEnv, listFromEnv } from './env';
+import { BenchTable } from './fixtures';
+import { handWrittenSql } from './hand-written-server';
+import { table as textTable } from './report';
+import { kinds, poolSize, quote, servers, uniqueTable, type Kind } from './servers';
+import { Samples, median, ratio, round, type Summary } from './stats';
+
+export const httpEndpoints = ['get', 'post', 'list'] as const;
+export type HttpEndpoint = (typeof httpEndpoints)[number];
+
+/** Host ÷ hand-written req/s each endpoint must reach; list has none. */
+export const httpTargets: Partial<Record<HttpEndpoint, number>> = { get: 0.85, post: 0.85 };
+
+export interface HttpSettings {
+  endpoints: HttpEndpoint[];
+  /** Seeded rows of the bench table; GET picks a random id among them. */
+  rows: number;
+  connections: number;
+  /** Measured rounds per side; sides alternate, and which goes first alternates too. */
+  rounds: number;
+  roundMs: number;
+  /** Unmeasured load of each side before its rounds. */
+  warmupMs: number;
+  /** Run this side's child under `node --cpu-prof` (profiles written to `cpuProfDir`). */
+  cpuProf?: 'host' | 'hand';
+  cpuProfDir: string;
+}
+
+export function httpSettingsFromEnv(): HttpSettings {
+  const cpuProf = process.env.BENCH_CPU_PROF;
+  if (cpuProf !== undefined && cpuProf !== '' && cpuProf !== 'host' && cpuProf !== 'hand') throw new Error('BENCH_CPU_PROF must be host or hand');
+  return {
+    endpoints: listFromEnv('BENCH_HTTP_ENDPOINTS', httpEndpoints),
+    rows: 10_000,
+    connections: intFromEnv('BENCH_HTTP_CONNECTIONS', 64),
+    rounds: intFromEnv('BENCH_HTTP_ROUNDS', 4),
+    roundMs: intFromEnv('BENCH_HTTP_ROUND_MS', 2000),
+    warmupMs: intFromEnv('BENCH_HTTP_WARMUP_MS', 1000),
+    cpuProf: cpuProf || undefined,
+    cpuProfDir: process.env.BENCH_CPU_PROF_DIR ?? join(tmpdir(), 'sql-resources-bench-profiles'),
+  };
+}
+
+/** One side's figures; `cpuMicrosPerOp` is the server process's CPU per request. */
+export interface HttpSide extends Summary {
+  /** Mean response size (headers and body), bytes. */
+  bytesPerResponse: number;
+}
+
+export interface HttpResult {
+  kind: Kind;
+  endpoint: HttpEndpoint;
+  host: HttpSide;
+  handWritten: HttpSide;
+  /** host ÷ hand-written req/s: the median over round pairs of the ratio within the pair. */
+  ratio: number;
+  /** host ÷ hand-written req/s over all rounds together. */
+  ratioOfTotals: number;
+  roundRatios: number[];
+  target?: number;
+}
+
+function randomId(rows: number): number {
+  return 1 + Math.floor(Math.random() * rows);
+}
+
+/** The profile the host serves: the same three endpoints as the hand-written server. */
+export function httpProfile(kind: Kind, table: string, listSql: string, server: Record<string, unknown> = {}): Profile {
+  return {
+    name: `bench-http-${kind}`,
+    resources: { db: { _class: kind, server: { ...servers[kind], ...server } } },
+    server: {
+      endpoints: [
+        { path: '/items/:id', endpoint: 'readOne', resource: 'db', table, id_field: 'id' },
+        { path: '/items', endpoint: 'create', resource: 'db', table, id_field: 'id' },
+        { path: '/list', endpoint: 'list', resource: 'db', sql: listSql },
+      ],
+    },
+  };
+}
+
+function requestOf(endpoint: HttpEndpoint, rows: number): autocannon.Request {
+  let serial = 0;
+  switch (endpoint) {
+    case 'get':
+      return { method: 'GET', setupRequest: (request) => ({ ...request, path: `/items/${randomId(rows)}` }) };
+    case 'post':
+      return {
+        method: 'POST',
+        path: '/items',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (request) => {
+          serial += 1;
+          return { ...request, body: JSON.stringify({ name: `http-${process.pid}-${serial}`, qty: serial % 97, price: 9.99, note: 'inserted by the bench' }) };
+        },
+      };
+    case 'list':
+      return {
+        method: 'GET',
+        setupRequest: (request) => {
+          const low = randomId(rows - 99);
+          return { ...request, path: `/list?from=${low}&to=${low + 99}` };
+        },
+      };
+  }
+}
+
+interface Side {
+  name: 'host' | 'handWritten';
+  child: ServerChild;
+  samples: Samples;
+  bytes: number;
+}
+
+/**
+ * Loads one server with autocannon for `ms`; answers its rate (2xx responses per second).
+ * With `into`, latencies, counts, bytes and the server's CPU go there. Any error, timeout or
+ * non-2xx answer fails the bench: errors must not count as throughput.
+ */
+async function fire(side: Side, request: autocannon.Request, connections: number, ms: number, into?: Side): Promise<number> {
+  const cpuBefore = into ? await side.child.cpuMicros() : 0;
+  let ok = 0;
+  let bytes = 0;
+  const startedAt = performance.now();
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      { url: `http://127.0.0.1:${side.child.port}`, connections, duration: ms / 1000, requests: [request] },
+      (error, answer) => (error ? reject(error) : resolve(answer)),
+    );
+    instance.on('response', (_client, statusCode, resBytes, responseTime) => {
+      if (statusCode < 200 || statusCode > 299) return;
+      ok += 1;
+      bytes += resBytes;
+      into?.samples.add(responseTime);
+    });
+  });
+  const elapsedMs = performance.now() - startedAt;
+  if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0) {
+    throw new Error(`${side.name} on port ${side.child.port}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`);
+  }
+  if (into) {
+    into.samples.ops += ok;
+    into.samples.elapsedMs += elapsedMs;
+    into.samples.cpuMicros += (await side.child.cpuMicros()) - cpuBefore;
+    into.bytes += bytes;
+  }
+  return (ok * 1000) / elapsedMs;
+}
+
+async function get(port: number, path: string, init: RequestInit = {}): Promise<{ status: number; body: string }> {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, init);
+  return { status: response.status, body: await response.text() };
+}
+
+/** Both servers answer the same bytes for the same row and range, and the same shape for a create. */
+async function checkSameAnswers(host: ServerChild, hand: ServerChild): Promise<void> {
+  for (const path of ['/items/42', '/list?from=100&to=199']) {
+    const [a, b] = await Promise.all([get(host.port, path), get(hand.port, path)]);
+    if (a.status !== 200 || b.status !== 200 || a.body !== b.body) {
+      throw new Error(`GET ${path}: the host answered ${a.status} ${a.body.slice(0, 200)}… and the hand-written server ${b.status} ${b.body.slice(0, 200)}…`);
+    }
+  }
+  const post = (port: number): Promise<{ status: number; body: string }> =>
+    get(port, '/items', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'check', qty: 1, price: 9.99, note: 'inserted by the bench' }) });
+  const [a, b] = await Promise.all([post(host.port), post(hand.port)]);
+  const shape = (body: string): string => JSON.stringify({ ...JSON.parse(body), data: Object.keys((JSON.parse(body) as { data: object }).data) });
+  if (a.status !== 201 || b.status !== 201 || shape(a.body) !== shape(b.body)) {
+    throw new Error(`POST /items: the host answered ${a.status} ${a.body} and the hand-written server ${b.status} ${b.body}`);
+  }
+}
+
+function summary(side: Side): HttpSide {
+  return { ...side.samples.summary(), bytesPerResponse: side.samples.ops > 0 ? Math.round(side.bytes / side.samples.ops) : NaN };
+}
+
+/** Part 2 for one kind: both servers started once, then each endpoint in alternating rounds. */
+export async function benchHttp(kind: Kind, settings: HttpSettings, progress: (line: string) => void): Promise<HttpResult[]> {
+  const fixture = new BenchTable(kind, uniqueTable('bench_http'), settings.rows);
+  const sql = handWrittenSql(kind, fixture.name);
+  // The host's list runs the template's SQL; the hand-written server writes the same by hand.
+  const listTemplate = `SELECT * FROM ${fixture.quoted} WHERE ${quote(kind, 'id')} BETWEEN {{from}} AND {{to}}`;
+  const compiled = compileTemplate(listTemplate, kind).sql;
+  if (compiled !== sql.list) throw new Error(`the host's list SQL (${compiled}) differs from the hand-written server's (${sql.list})`);
+  const execArgv = (role: 'host' | 'hand'): string[] => {
+    if (settings.cpuProf !== role) return [];
+    mkdirSync(settings.cpuProfDir, { recursive: true });
+    return ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`, `--cpu-prof-name=${role}-${kind}-${process.pid}.cpuprofile`];
+  };
+  const children: ServerChild[] = [];
+  const results: HttpResult[] = [];
+  try {
+    await fixture.create();
+    const started = await Promise.allSettled([
+      ServerChild.start({ role: 'host', profile: httpProfile(kind, fixture.name, listTemplate) }, { execArgv: execArgv('host') }),
+      ServerChild.start({ role: 'hand', kind, table: fixture.name }, { execArgv: execArgv('hand') }),
+    ]);
+    for (const outcome of started) if (outcome.status === 'fulfilled') children.push(outcome.value);
+    for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
+    const [host, hand] = children;
+    await checkSameAnswers(host, hand);
+    progress(`${kind} http: ${settings.rows} rows seeded, both servers started and answering the same bodies`);
+    for (const endpoint of settings.endpoints) {
+      const request = requestOf(endpoint, settings.rows);
+      const sides: Side[] = [
+        { name: 'host', child: host, samples: new Samples(), bytes: 0 },
+        { name: 'handWritten', child: hand, samples: new Samples(), bytes: 0 },
+      ];
+      for (const side of sides) await fire(side, request, settings.connections, settings.warmupMs);
+      const roundRatios: number[] = [];
+      for (let pass = 0; pass < settings.rounds; pass++) {
+        const rates = [0, 0];
+        const order = pass % 2 === 0 ? [0, 1] : [1, 0];
+        for (const index of order) rates[index] = await fire(sides[index], request, settings.connections, settings.roundMs, sides[index]);
+        roundRatios.push(rates[0] / rates[1]);
+      }
+      const [a, b] = sides.map(summary);
+      const result: HttpResult = {
+        kind,
+        endpoint,
+        host: a,
+        handWritten: b,
+        ratio: round(median(roundRatios), 3),
+        ratioOfTotals: ratio(a.ops / sides[0].samples.elapsedMs, b.ops / sides[1].samples.elapsedMs),
+        roundRatios: roundRatios.map((value) => round(value, 3)),
+        ...(httpTargets[endpoint] === undefined ? {} : { target: httpTargets[endpoint] }),
+      };
+      results.push(result);
+      progress(
+        `${kind} ${endpoint}: host ${a.opsPerSec} req/s (p50 ${a.p50Ms} ms, ${a.cpuMicrosPerOp} µs server cpu/req), ` +
+          `hand-written ${b.opsPerSec} req/s (p50 ${b.p50Ms} ms, ${b.cpuMicrosPerOp} µs), ratio ${result.ratio} (totals ${result.ratioOfTotals})`,
+      );
+    }
+    return results;
+  } finally {
+    await Promise.all(children.map((child) => child.stop()));
+    // Dropping the table removes every row the POST rounds inserted.
+    await fixture.drop();
+    progress(`${kind} http: servers stopped, table dropped`);
+  }
+}
+
+export function httpTable(results: HttpResult[]): string {
+  return textTable(
+    ['kind / endpoint', 'host req/s', 'p50 ms', 'p99 ms', 'cpu µs/req', 'bytes', 'hand req/s', 'p50 ms', 'p99 ms', 'cpu µs/req', 'bytes', 'ratio', 'of totals', 'target'],
+    results.map((r) => [
+      `${r.kind} ${r.endpoint}`,
+      r.host.opsPerSec,
+      r.host.p50Ms.toFixed(2),
+      r.host.p99Ms.toFixed(2),
+      r.host.cpuMicrosPerOp.toFixed(0),
+      r.host.bytesPerResponse,
+      r.handWritten.opsPerSec,
+      r.handWritten.p50Ms.toFixed(2),
+      r.handWritten.p99Ms.toFixed(2),
+      r.handWritten.cpuMicrosPerOp.toFixed(0),
+      r.handWritten.bytesPerResponse,
+      r.ratio.toFixed(3),
+      r.ratioOfTotals.toFixed(3),
+      r.target === undefined ? '-' : r.ratio >= r.target ? `ok ≥${r.target}` : `LOW <${r.target}`,
+    ]),
+  );
+}
+
+/** Part 2 over the selected kinds. */
+export async function runHttp(selected: readonly Kind[], settings: HttpSettings, progress: (line: string) => void): Promise<HttpResult[]> {
+  const results: HttpResult[] = [];
+  for (const kind of selected) results.push(...(await benchHttp(kind, settings, progress)));
+  return results;
+}
+
+export function httpHeading(settings: HttpSettings): string {
+  return (
+    `Part 2 — HTTP: the host serving a profile vs a hand-written fastify + driver server (pool size ${poolSize}, ` +
+    `autocannon ${settings.connections} connections, ${settings.rounds} rounds of ${settings.roundMs} ms per side; cpu = the server process's CPU per request)`
+  );
+}
+
+if (require.main === module) {
+  const only = process.env.BENCH_ONLY as Kind | undefined;
+  const selected = only ? kinds.filter((kind) => kind === only) : kinds;
+  const settings = httpSettingsFromEnv();
+  const startedAt = Date.now();
+  const log = (line: string): void => console.error(`[bench http ${((Date.now() - startedAt) / 1000).toFixed(1)}s] ${line}`);
+  runHttp(selected, settings, log).then(
+    (results) => {
+      console.log(`\n${httpHeading(settings)}\n`);
+      console.log(httpTable(results));
+      console.log(JSON.stringify({ http: results, settings }));
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    },
+  );
+}

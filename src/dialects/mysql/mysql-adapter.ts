@@ -1,0 +1,149 @@
+import { PassThrough, type Readable } from 'node:stream';
+import { createPool } from 'mysql2';
+import type { ServerSettings } from '../../config';
+import type { AdapterHooks, ColumnInfo, DriverAdapter, Row, StatementResult } from '../../driver-adapter';
+
+/** The slice of a mysql2 pool this adapter uses. */
+interface MysqlPool {
+  execute(sql: string, params: unknown[], callback: MysqlCallback): void;
+  query(sql: string, params: unknown[], callback: MysqlCallback): void;
+  getConnection(callback: (error: Error | null, connection: MysqlConnection) => void): void;
+  end(callback: (error: Error | null) => void): void;
+}
+interface MysqlConnection {
+  execute(sql: string, params: unknown[]): { stream(options: { highWaterMark: number }): Readable };
+  release(): void;
+  destroy(): void;
+}
+type MysqlCallback = (error: MysqlError | null, result: unknown) => void;
+interface MysqlError extends Error {
+  errno?: number;
+}
+interface ResultHeader {
+  affectedRows?: number;
+  insertId?: number | string;
+}
+
+/** ER_UNSUPPORTED_PS: a statement the binary protocol refuses; without values it runs as text. */
+const ER_UNSUPPORTED_PS = 1295;
+
+/** Prepared statements kept per connection; mysql2's LRU closes the oldest past this. */
+const statementCacheSize = 256;
+
+export class MysqlAdapter implements DriverAdapter {
+  readonly name = 'mysql';
+  supportsReturning = false;
+  readonly #settings: ServerSettings;
+  readonly #multipleStatements: boolean;
+  #pool?: MysqlPool;
+
+  constructor(settings: ServerSettings, _hooks: AdapterHooks) {
+    this.#settings = settings;
+    this.#multipleStatements = settings.driverOptions.multipleStatements === true;
+  }
+
+  placeholder(): string {
+    return '?';
+  }
+
+  quoteIdentifier(part: string): string {
+    return '`' + part.replace(/`/g, '``') + '`';
+  }
+
+  async open(): Promise<void> {
+    const settings = this.#settings;
+    this.#pool = createPool({
+      connectionLimit: 10,
+      maxPreparedStatements: statementCacheSize,
+      // Numbers that fit a double come back as numbers, larger BIGINTs as exact strings.
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+      ...settings.driverOptions,
+      host: settings.host,
+      port: settings.port,
+      database: settings.database,
+      user: settings.user,
+      password: settings.password,
+      charset: settings.charset,
+      timezone: settings.timezone,
+    }) as unknown as MysqlPool;
+    const [{ version }] = (await this.run('SELECT VERSION() AS version', [])).rows as [{ version: string }];
+    this.supportsReturning = mariadbHasReturning(version);
+  }
+
+  run(sql: string, params: readonly unknown[]): Promise<StatementResult> {
+    const pool = this.#pool;
+    if (!pool) return Promise.reject(new Error('pool is closed'));
+    return new Promise((resolve, reject) => {
+      const done: MysqlCallback = (error, result) => (error ? reject(error) : resolve(toStatementResult(result)));
+      const values = params as unknown[];
+      // Values are always bound server-side (binary protocol); only value-free SQL may go as text,
+      // which several statements in one text need.
+      if (values.length === 0 && this.#multipleStatements) return pool.query(sql, values, done);
+      pool.execute(sql, values, (error, result) => {
+        if (values.length === 0 && error?.errno === ER_UNSUPPORTED_PS) pool.query(sql, values, done);
+        else done(error, result);
+      });
+    });
+  }
+
+  stream(sql: string, params: readonly unknown[]): Readable {
+    const output = new PassThrough({ objectMode: true, highWaterMark: 64 });
+    const pool = this.#pool;
+    if (!pool) return output.destroy(new Error('pool is closed'));
+    pool.getConnection((error, connection) => {
+      if (error) return output.destroy(error);
+      if (output.destroyed) return connection.release();
+      const rows = connection.execute(sql, params as unknown[]).stream({ highWaterMark: 64 });
+      let complete = false;
+      // mysql2 also emits 'end' for a stream destroyed early: only an undestroyed end is complete.
+      rows.once('end', () => (complete = !rows.destroyed));
+      rows.once('close', () => {
+        // A result set read to its end leaves the connection reusable; one cut short does not.
+        if (complete) connection.release();
+        else connection.destroy();
+      });
+      rows.once('error', (rowError) => output.destroy(rowError));
+      output.once('close', () => rows.destroy());
+      rows.pipe(output);
+    });
+    return output;
+  }
+
+  async describeTable(schema: string | undefined, table: string): Promise<ColumnInfo[]> {
+    const { rows } = await this.run(
+      `SELECT COLUMN_NAME AS name, COLUMN_KEY AS columnKey, EXTRA AS extra
+         FROM information_schema.COLUMNS
+        WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?
+        ORDER BY ORDINAL_POSITION`,
+      [schema ?? null, table],
+    );
+    return rows.map((row) => ({
+      name: String(row.name),
+      primaryKey: row.columnKey === 'PRI',
+      generated: /auto_increment/i.test(String(row.extra)),
+    }));
+  }
+
+  close(): Promise<void> {
+    const pool = this.#pool;
+    this.#pool = undefined;
+    if (!pool) return Promise.resolve();
+    return new Promise((resolve, reject) => pool.end((error) => (error ? reject(error) : resolve())));
+  }
+}
+
+/** MariaDB has had `INSERT … RETURNING` since 10.5; MySQL has none. */
+function mariadbHasReturning(version: string): boolean {
+  const match = /^(\d+)\.(\d+).*mariadb/i.exec(version);
+  if (!match) return false;
+  const [major, minor] = [Number(match[1]), Number(match[2])];
+  return major > 10 || (major === 10 && minor >= 5);
+}
+
+function toStatementResult(result: unknown): StatementResult {
+  if (Array.isArray(result)) return { rows: result as Row[], hasResultSet: true, affectedRows: result.length };
+  const header = (result ?? {}) as ResultHeader;
+  const insertId = header.insertId === 0 || header.insertId === undefined ? undefined : header.insertId;
+  return { rows: [], hasResultSet: false, affectedRows: header.affectedRows ?? 0, insertId };
+}

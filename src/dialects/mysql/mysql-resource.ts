@@ -1,0 +1,46 @@
+import { Charsets } from 'mysql2';
+import { configError, nonNegativeInteger, type ServerSettings } from '../../config';
+import type { AdapterHooks, DriverAdapter } from '../../driver-adapter';
+import { SqlResource } from '../../sql-resource';
+import { MysqlAdapter } from './mysql-adapter';
+
+/** A MySQL/MariaDB resource (`_class: mysql`): a mysql2 pool plus a keep-alive timer. */
+export class MysqlResource extends SqlResource {
+  /** Seconds between keep-alive `SELECT 1`s; 0 disables them. */
+  readonly keepAliveInterval: number;
+  #keepAlive?: NodeJS.Timeout;
+
+  constructor(id: string, config: unknown) {
+    super(id, config, 'mysql', 3306);
+    this.keepAliveInterval = nonNegativeInteger(id, this.config.options, 'keepAliveInterval', 20);
+    if (!Object.prototype.hasOwnProperty.call(Charsets, this.config.server.charset.toUpperCase())) {
+      throw configError(id, 'server.charset', `'${this.config.server.charset}' is not a charset or collation mysql2 knows`);
+    }
+    if (!this.config.server.preparedStatements) {
+      throw configError(id, 'server.preparedStatements', 'cannot be turned off for mysql: values are always bound server-side');
+    }
+  }
+
+  protected createAdapter(server: ServerSettings, hooks: AdapterHooks): DriverAdapter {
+    return new MysqlAdapter(server, hooks);
+  }
+
+  protected override afterStart(): void {
+    if (this.keepAliveInterval === 0) return;
+    this.#keepAlive = setInterval(() => this.#ping(), this.keepAliveInterval * 1000);
+    // The timer alone must never keep the process alive.
+    this.#keepAlive.unref();
+  }
+
+  protected override beforeStop(): void {
+    clearInterval(this.#keepAlive);
+    this.#keepAlive = undefined;
+  }
+
+  #ping(): void {
+    this.adapter.run('SELECT 1', []).then(
+      () => this.log('keep-alive ok'),
+      (error: unknown) => this.reportError('keep-alive', error),
+    );
+  }
+}

@@ -1,0 +1,203 @@
+import { PassThrough, type Readable } from 'node:stream';
+import { Pool, types as pgTypes, type PoolConfig, type QueryConfig, type QueryResult } from 'pg';
+import QueryStream from 'pg-query-stream';
+import type { ServerSettings } from '../../config';
+import type { AdapterHooks, ColumnInfo, DriverAdapter, StatementResult } from '../../driver-adapter';
+
+const INT8_OID = 20;
+const TIMESTAMP_OID = 1114;
+
+/** Distinct statements given a server-side name; later ones run unnamed, so memory stays bounded. */
+const namedStatementLimit = 256;
+
+const wallClockPattern = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$/;
+
+/** The pg client encoding for a MySQL-style charset name; pg itself only decodes UTF-8. */
+export function clientEncodingOf(charset: string): string | undefined {
+  return /^utf-?8/i.test(charset) ? 'UTF8' : undefined;
+}
+
+/** BIGINT as a number when exact, as its decimal text beyond 2^53. */
+function parseBigint(text: string): number | string {
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : text;
+}
+
+/** `±HH:MM` → minutes east of UTC. */
+function offsetMinutes(timezone: string): number {
+  if (timezone === 'Z') return 0;
+  const sign = timezone.startsWith('-') ? -1 : 1;
+  return sign * (Number(timezone.slice(1, 3)) * 60 + Number(timezone.slice(4, 6)));
+}
+
+/**
+ * With a fixed `timezone`, `timestamp without time zone` values are wall-clock times in that
+ * zone, both when read and when a Date is sent. Done client-side so no session state is
+ * needed (PgBouncer transaction pooling).
+ */
+function timezoneCodec(timezone: string): { parse: (text: string) => Date | string; encode: (date: Date) => string } {
+  const suffix = timezone === 'Z' ? 'Z' : timezone;
+  const shift = offsetMinutes(timezone) * 60_000;
+  const defaultParse = pgTypes.getTypeParser(TIMESTAMP_OID, 'text') as (text: string) => Date | string;
+  return {
+    parse: (text) => (wallClockPattern.test(text) ? new Date(text.replace(' ', 'T') + suffix) : defaultParse(text)),
+    encode: (date) => new Date(date.getTime() + shift).toISOString().slice(0, -1) + suffix,
+  };
+}
+
+function toStatementResult(result: QueryResult): StatementResult {
+  return { rows: result.rows, hasResultSet: result.fields.length > 0, affectedRows: result.rowCount ?? result.rows.length };
+}
+
+export class PostgresAdapter implements DriverAdapter {
+  readonly name = 'postgres';
+  readonly supportsReturning = true;
+  readonly #settings: ServerSettings;
+  readonly #hooks: AdapterHooks;
+  readonly #statementNames = new Map<string, string>();
+  #namedCount = 0;
+  readonly #encodeDate?: (date: Date) => string;
+  readonly #parseTimestamp?: (text: string) => Date | string;
+  #pool?: Pool;
+
+  constructor(settings: ServerSettings, hooks: AdapterHooks) {
+    this.#settings = settings;
+    this.#hooks = hooks;
+    if (settings.timezone !== 'local') {
+      const codec = timezoneCodec(settings.timezone);
+      this.#encodeDate = codec.encode;
+      this.#parseTimestamp = codec.parse;
+    }
+  }
+
+  placeholder(index: number): string {
+    return `$${index}`;
+  }
+
+  quoteIdentifier(part: string): string {
+    return '"' + part.replace(/"/g, '""') + '"';
+  }
+
+  async open(): Promise<void> {
+    const { connectTimeout, ...driverOptions } = this.#settings.driverOptions;
+    const parseTimestamp = this.#parseTimestamp;
+    const config: PoolConfig = {
+      max: 10,
+      ...(connectTimeout === undefined ? {} : { connectionTimeoutMillis: Number(connectTimeout) }),
+      ...driverOptions,
+      host: this.#settings.host,
+      port: this.#settings.port,
+      database: this.#settings.database,
+      user: this.#settings.user,
+      password: this.#settings.password,
+      client_encoding: clientEncodingOf(this.#settings.charset),
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+          if (oid === INT8_OID) return parseBigint;
+          if (oid === TIMESTAMP_OID && parseTimestamp) return parseTimestamp;
+          return pgTypes.getTypeParser(oid, format);
+        }) as typeof pgTypes.getTypeParser,
+      },
+    };
+    const pool = new Pool(config);
+    // An idle client that loses its server emits here; without a listener it would crash the process.
+    pool.on('error', (error) => this.#hooks.onPoolError(error));
+    this.#pool = pool;
+    await pool.query('SELECT 1');
+  }
+
+  #statementName(sql: string): string | undefined {
+    const known = this.#statementNames.get(sql);
+    if (known !== undefined || this.#statementNames.size >= namedStatementLimit) return known;
+    this.#namedCount += 1;
+    const name = `sr_${this.#namedCount}`;
+    this.#statementNames.set(sql, name);
+    return name;
+  }
+
+  #values(params: readonly unknown[]): unknown[] {
+    const encodeDate = this.#encodeDate;
+    return encodeDate ? params.map((value) => (value instanceof Date ? encodeDate(value) : value)) : (params as unknown[]);
+  }
+
+  run(sql: string, params: readonly unknown[]): Promise<StatementResult> {
+    const pool = this.#pool;
+    if (!pool) return Promise.reject(new Error('pool is closed'));
+    let values: unknown[];
+    try {
+      values = this.#values(params);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const query: QueryConfig = { text: sql, values };
+    if (this.#settings.preparedStatements) query.name = this.#statementName(sql);
+    // pg's callback form: one promise per statement (ours) instead of pg-pool's plus an async wrapper.
+    return new Promise((resolve, reject) => {
+      const settle = (error: Error | undefined, result: QueryResult | undefined): void => {
+        if (error) return reject(error);
+        try {
+          resolve(toStatementResult(result as QueryResult));
+        } catch (shapeError) {
+          reject(shapeError);
+        }
+      };
+      pool.query(query, (error: Error | undefined, result: QueryResult | undefined) => {
+        // After a schema change a prepared `SELECT *` fails once per connection ("cached plan must
+        // not change result type"): run it unnamed and give the text a fresh name for next time.
+        if (error && query.name !== undefined && (error as { code?: string }).code === '0A000') {
+          this.#statementNames.delete(sql);
+          pool.query({ text: sql, values }, settle);
+          return;
+        }
+        settle(error, result);
+      });
+    });
+  }
+
+  stream(sql: string, params: readonly unknown[]): Readable {
+    const output = new PassThrough({ objectMode: true, highWaterMark: 64 });
+    const pool = this.#pool;
+    if (!pool) return output.destroy(new Error('pool is closed'));
+    pool.connect((error, client, release) => {
+      if (error || !client) return output.destroy(error ?? new Error('no client'));
+      if (output.destroyed) return release();
+      // A cursor fetches rows in batches, so memory stays flat however large the result.
+      const rows = client.query(new QueryStream(sql, this.#values(params), { batchSize: 200 }));
+      let complete = false;
+      let failed: Error | undefined;
+      rows.once('end', () => (complete = true));
+      rows.once('error', (rowError: Error) => {
+        failed = rowError;
+        output.destroy(rowError);
+      });
+      // A cursor cut short or failed may leave the connection mid-protocol: discard it then.
+      rows.once('close', () => release(complete ? undefined : (failed ?? true)));
+      output.once('close', () => rows.destroy());
+      rows.pipe(output);
+    });
+    return output;
+  }
+
+  async describeTable(schema: string | undefined, table: string): Promise<ColumnInfo[]> {
+    const qualified = (schema === undefined ? '' : this.quoteIdentifier(schema) + '.') + this.quoteIdentifier(table);
+    const { rows } = await this.run(
+      `SELECT a.attname AS name,
+              COALESCE(i.indisprimary, false) AS primary_key,
+              (a.attidentity <> '' OR a.attgenerated <> ''
+                 OR COALESCE(pg_get_expr(d.adbin, d.adrelid), '') LIKE 'nextval(%') AS generated
+         FROM pg_attribute a
+         LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+         LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary AND a.attnum = ANY(i.indkey)
+        WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
+        ORDER BY a.attnum`,
+      [qualified],
+    );
+    return rows.map((row) => ({ name: String(row.name), primaryKey: row.primary_key === true, generated: row.generated === true }));
+  }
+
+  async close(): Promise<void> {
+    const pool = this.#pool;
+    this.#pool = undefined;
+    await pool?.end();
+  }
+}

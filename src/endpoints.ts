@@ -1,0 +1,164 @@
+import { isPlainObject } from './config';
+import type { Row } from './driver-adapter';
+import { SqlResourceError } from './errors';
+import type { SqlResource } from './sql-resource';
+import { compileTemplate, TemplateError, type CompiledTemplate } from './template';
+
+/** The endpoint kinds of SPEC §4 and the HTTP method each answers by default. */
+export const endpointKinds = Object.freeze({
+  list: 'GET',
+  read: 'GET',
+  readOne: 'GET',
+  create: 'POST',
+  update: 'PUT',
+  delete: 'DELETE',
+} as const);
+
+export type EndpointKind = keyof typeof endpointKinds;
+
+export function isEndpointKind(value: unknown): value is EndpointKind {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(endpointKinds, value);
+}
+
+/** One validated entry of `server.endpoints` that a database endpoint serves. */
+export interface EndpointDefinition {
+  readonly path: string;
+  readonly method: string;
+  readonly resource: string;
+  readonly endpoint: EndpointKind;
+  readonly table?: string;
+  readonly id_field?: string;
+  readonly sql?: string;
+  /** Every key of the entry: template variables come from here first. */
+  readonly config: Readonly<Record<string, unknown>>;
+}
+
+/** What an endpoint reads from a request. */
+export interface EndpointRequest {
+  params: Record<string, string | undefined>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+/** An answer in the engine's envelope; a `list` answers with rows still to be read. */
+export type EndpointResponse =
+  | { statusCode: number; message: string; data?: unknown }
+  | { statusCode: 200; message: string; rows: AsyncGenerator<Row, void, undefined>; first: IteratorResult<Row, void> };
+
+export type EndpointHandler = (request: EndpointRequest) => Promise<EndpointResponse>;
+
+function bodyError(message: string): SqlResourceError {
+  return new SqlResourceError('INVALID_BODY', message);
+}
+
+/** The request id: the `:id` path parameter, else `id` in the JSON body. */
+function requestId(request: EndpointRequest): unknown {
+  const fromPath = request.params.id;
+  if (fromPath !== undefined && fromPath !== '') return fromPath;
+  const fromBody = isPlainObject(request.body) ? request.body.id : undefined;
+  if (fromBody === undefined || fromBody === null || fromBody === '' || isPlainObject(fromBody) || Array.isArray(fromBody)) {
+    throw new SqlResourceError('MISSING_ID', 'missing id: give it as the :id path parameter or as "id" in the JSON body');
+  }
+  return fromBody;
+}
+
+function objectBody(request: EndpointRequest): Record<string, unknown> {
+  const { body } = request;
+  if (body === undefined || body === null || body === '') throw bodyError('the request body must be a JSON object, and it is empty');
+  if (!isPlainObject(body)) throw bodyError(`the request body must be a JSON object, not ${Array.isArray(body) ? 'an array' : typeof body}`);
+  if (Object.keys(body).length === 0) throw bodyError('the request body must hold at least one column');
+  return body;
+}
+
+/** Template variables: the endpoint's configuration first, then path, then query string. */
+function templateLookup(config: Readonly<Record<string, unknown>>, request: EndpointRequest): (name: string) => unknown {
+  return (name) => {
+    if (Object.prototype.hasOwnProperty.call(config, name)) return config[name];
+    const fromPath = request.params[name];
+    if (fromPath !== undefined) return fromPath;
+    const fromQuery = Object.prototype.hasOwnProperty.call(request.query, name) ? request.query[name] : undefined;
+    if (Array.isArray(fromQuery)) throw new SqlResourceError('TEMPLATE_VARIABLE', `template variable '${name}' is given more than once in the query string`);
+    if (fromQuery === undefined) throw new SqlResourceError('TEMPLATE_VARIABLE', `template variable '${name}' is missing from the request`);
+    return fromQuery;
+  };
+}
+
+/** Compiles an endpoint's `sql` once, at startup; errors name the endpoint. */
+export function compileEndpointSql(definition: EndpointDefinition, dialect: string): CompiledTemplate | undefined {
+  if (definition.sql === undefined) return undefined;
+  if (dialect !== 'mysql' && dialect !== 'postgres') throw new Error(`resource kind '${dialect}' has no SQL template dialect`);
+  try {
+    return compileTemplate(definition.sql, dialect);
+  } catch (error) {
+    if (error instanceof TemplateError) throw new Error(`sql template: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * The shared behaviour of every endpoint kind, for any resource. Built once per endpoint:
+ * templates are compiled here, never per request.
+ */
+export function createEndpointHandler(definition: EndpointDefinition, resource: SqlResource): EndpointHandler {
+  const template = compileEndpointSql(definition, resource.kind);
+  const { table = '', id_field: idField = 'id', config } = definition;
+  const label = `${definition.endpoint} ${table || definition.path}`;
+
+  const selectRows = async (request: EndpointRequest): Promise<Row[]> => {
+    if (template) return (await resource.query(template.sql, template.bind(templateLookup(config, request)))) as Row[];
+    return resource.read(table, { [idField]: requestId(request) });
+  };
+
+  const checkColumns = async (body: Record<string, unknown>): Promise<void> => {
+    const known = new Set((await resource.columns(table)).map((column) => column.name));
+    if (known.size === 0) throw new SqlResourceError('DB_ERROR', `${label} failed: table '${table}' does not exist`);
+    const unknown = Object.keys(body).filter((column) => !known.has(column));
+    if (unknown.length > 0) throw new SqlResourceError('UNKNOWN_COLUMN', `unknown column${unknown.length > 1 ? 's' : ''} in ${table}: ${unknown.join(', ')}`);
+  };
+
+  const notFound = (id: unknown): SqlResourceError => new SqlResourceError('NOT_FOUND', `no row in ${table} with ${idField} = ${String(id)}`);
+
+  const handlers: Record<EndpointKind, EndpointHandler> = {
+    async list(request) {
+      if (!template) throw new Error(`${label}: a list endpoint needs sql`);
+      const rows = resource.stream(template.sql, template.bind(templateLookup(config, request)));
+      // Read the first row before answering, so a failing query still gets its status code.
+      const first = await rows.next();
+      return { statusCode: 200, message: `${label}`, rows, first };
+    },
+    async read(request) {
+      const rows = await selectRows(request);
+      return { statusCode: 200, message: `${label}: ${rows.length} row${rows.length === 1 ? '' : 's'}`, data: rows };
+    },
+    async readOne(request) {
+      const [row] = await selectRows(request);
+      if (row === undefined) throw template ? new SqlResourceError('NOT_FOUND', `${label}: no row`) : notFound(requestId(request));
+      return { statusCode: 200, message: `${label}: found`, data: row };
+    },
+    async create(request) {
+      const body = objectBody(request);
+      await checkColumns(body);
+      const row = await resource.insert(table, body);
+      return { statusCode: 201, message: `${label}: created`, data: row };
+    },
+    async update(request) {
+      const id = requestId(request);
+      const data = { ...objectBody(request) };
+      // An id taken from the body names the row; it is not a column to write unless it is the key.
+      if (request.params.id === undefined && idField !== 'id') delete data.id;
+      if (Object.keys(data).length === 0) throw bodyError('the request body must hold at least one column to update');
+      await checkColumns(data);
+      const { affectedRows } = await resource.update(table, data, { [idField]: id });
+      if (affectedRows === 0) throw notFound(id);
+      const [row] = await resource.read(table, { [idField]: data[idField] ?? id });
+      return { statusCode: 200, message: `${label}: updated`, data: row };
+    },
+    async delete(request) {
+      const id = requestId(request);
+      const { affectedRows } = await resource.delete(table, { [idField]: id });
+      if (affectedRows === 0) throw notFound(id);
+      return { statusCode: 200, message: `${label}: deleted`, data: { [idField]: id, affectedRows } };
+    },
+  };
+  return handlers[definition.endpoint];
+}

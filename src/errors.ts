@@ -1,0 +1,143 @@
+/**
+ * The error catalogue: every error the product raises has a stable `code` and the HTTP
+ * `statusCode` an endpoint answers with. Driver errors are kept as `cause`.
+ */
+export const errorCatalogue = {
+  CONFIG_INVALID: { statusCode: 500, summary: 'invalid configuration' },
+  UNKNOWN_CLASS: { statusCode: 500, summary: 'unknown resource class' },
+  UNKNOWN_RESOURCE: { statusCode: 500, summary: 'unknown resource id' },
+  NOT_STARTED: { statusCode: 503, summary: 'resource is not started' },
+  INVALID_ARGUMENT: { statusCode: 400, summary: 'invalid argument' },
+  INVALID_FILTER: { statusCode: 400, summary: 'invalid filter' },
+  INVALID_BODY: { statusCode: 400, summary: 'invalid request body' },
+  UNKNOWN_COLUMN: { statusCode: 400, summary: 'unknown column' },
+  INVALID_VALUE: { statusCode: 400, summary: 'value refused by the database (type, length, NOT NULL, CHECK)' },
+  MISSING_ID: { statusCode: 400, summary: 'missing id' },
+  TEMPLATE_VARIABLE: { statusCode: 400, summary: 'template variable missing or repeated' },
+  NOT_FOUND: { statusCode: 404, summary: 'no such row' },
+  CONSTRAINT_VIOLATION: { statusCode: 409, summary: 'unique or foreign-key violation' },
+  BODY_TOO_LARGE: { statusCode: 413, summary: 'request body too large' },
+  DB_UNAVAILABLE: { statusCode: 503, summary: 'database unreachable or pool exhausted' },
+  DB_ERROR: { statusCode: 500, summary: 'database error' },
+} as const;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export interface SqlResourceErrorDetails {
+  cause?: unknown;
+  /** The driver's own code, e.g. `ER_DUP_ENTRY` (mysql2) or `23505` (pg). */
+  driverCode?: string;
+  sqlState?: string;
+}
+
+export class SqlResourceError extends Error {
+  readonly code: ErrorCode;
+  readonly statusCode: number;
+  readonly driverCode?: string;
+  readonly sqlState?: string;
+
+  constructor(code: ErrorCode, message: string, details: SqlResourceErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'SqlResourceError';
+    this.code = code;
+    this.statusCode = errorCatalogue[code].statusCode;
+    if (details.driverCode !== undefined) this.driverCode = details.driverCode;
+    if (details.sqlState !== undefined) this.sqlState = details.sqlState;
+  }
+}
+
+/** Network-level failures shared by both drivers: the server is not there (503). */
+const unreachableCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+]);
+
+/** Integrity errors caused by the value itself, not by another row: the request is at fault (400). */
+const invalidValueCodes = new Set([
+  '23502', // pg not_null_violation
+  '23514', // pg check_violation
+  'ER_BAD_NULL_ERROR',
+  'ER_NO_DEFAULT_FOR_FIELD', // a NOT NULL column without default left out (pg: 23502)
+  'ER_CHECK_CONSTRAINT_VIOLATED',
+  'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD', // mysql strict mode: 'abc' into an INT (SQLSTATE HY000)
+  'ER_TRUNCATED_WRONG_VALUE',
+  'ER_WARN_DATA_OUT_OF_RANGE',
+]);
+
+/** SQLSTATE classes and codes that mean "the server is not available right now". */
+function isUnavailableSqlState(sqlState: string): boolean {
+  return (
+    sqlState.startsWith('08') || // connection exception
+    sqlState === '57P01' || // admin shutdown
+    sqlState === '57P02' || // crash shutdown
+    sqlState === '57P03' || // cannot connect now (starting up)
+    sqlState === '53300' // too many connections
+  );
+}
+
+function stringField(source: unknown, key: string): string | undefined {
+  if (typeof source !== 'object' || source === null) return undefined;
+  const value = (source as Record<string, unknown>)[key];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * Wraps a driver error into the catalogue by SQLSTATE: class 22 (data) and NOT NULL/CHECK
+ * violations → 400, other class 23 (unique, foreign key) → 409, connection failures → 503,
+ * anything else → 500. `operation` names what failed.
+ * `driverCode` is taken from the driver (`code`) and `sqlState` from mysql2's `sqlState`
+ * or pg's five-character `code`.
+ */
+export function fromDriverError(operation: string, error: unknown, secret?: string): SqlResourceError {
+  if (error instanceof SqlResourceError) return error;
+  const driverCode = stringField(error, 'code');
+  const sqlState =
+    stringField(error, 'sqlState') ?? (driverCode && /^[0-9A-Z]{5}$/.test(driverCode) ? driverCode : undefined);
+  const reason = redact(messageOf(error), secret) || driverCode || 'unknown error';
+  const suffix = driverCode && !reason.includes(driverCode) ? ` (${driverCode})` : '';
+  const message = `${operation} failed: ${reason}${suffix}`;
+  const details = { cause: error, driverCode, sqlState };
+  if ((driverCode && invalidValueCodes.has(driverCode)) || sqlState?.startsWith('22')) {
+    return new SqlResourceError('INVALID_VALUE', message, details);
+  }
+  if (sqlState?.startsWith('23')) return new SqlResourceError('CONSTRAINT_VIOLATION', message, details);
+  if ((driverCode && unreachableCodes.has(driverCode)) || (sqlState && isUnavailableSqlState(sqlState))) {
+    return new SqlResourceError('DB_UNAVAILABLE', message, details);
+  }
+  if (isPoolExhaustion(error) || isConnectionClosed(error)) {
+    return new SqlResourceError('DB_UNAVAILABLE', message, details);
+  }
+  return new SqlResourceError('DB_ERROR', message, details);
+}
+
+/** The message of anything thrown; `instanceof Error` fails for errors of another realm. */
+function messageOf(error: unknown): string {
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : String(error);
+}
+
+/** pg-pool and mysql2 report these without a code. */
+function isPoolExhaustion(error: unknown): boolean {
+  const message = messageOf(error);
+  return /timeout exceeded when trying to connect|queue limit reached|no connections available|pool is closed/i.test(message);
+}
+
+/** Errors raised when a connection died under a query (server restarted). */
+function isConnectionClosed(error: unknown): boolean {
+  const message = messageOf(error);
+  return /connection terminated|can't add new command when connection is in closed state|connection lost|client has encountered a connection error/i.test(
+    message,
+  );
+}
+
+/** Removes a secret (the password) from text that may reach a log or a client. */
+export function redact(text: string, secret?: string): string {
+  return secret ? text.split(secret).join('***') : text;
+}

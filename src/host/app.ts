@@ -1,0 +1,154 @@
+import { dirname, resolve } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import createDebug from 'debug';
+import type { FastifyInstance } from 'fastify';
+import { isPlainObject, substituteEnv } from '../config';
+import { SqlResourceError } from '../errors';
+import { ResourceManager } from '../resource-manager';
+import type { EndpointDefinition } from '../endpoints';
+import { validateEndpoints, type HandlerDefinition } from './endpoint-config';
+import { buildServer, corsOptions, type RouteHandler } from './http';
+import { loadProfile, type Profile } from './profile';
+
+const log = createDebug('sql-resources:app');
+
+export interface ListenOptions {
+  /** Overrides `server.port`; 0 picks a free port. */
+  port?: number;
+  host?: string;
+}
+
+export interface App {
+  readonly name: string;
+  readonly profile: Profile;
+  readonly resources: ResourceManager;
+  /** Database endpoints of the profile, validated. */
+  readonly endpoints: readonly EndpointDefinition[];
+  /** Starts every resource, then listens. */
+  start(options?: ListenOptions): Promise<void>;
+  /** Stops listening, lets in-flight requests finish, then stops every resource. */
+  stop(): Promise<void>;
+  /** Where the server listens, once started. */
+  address(): { host: string; port: number } | undefined;
+  /** The fastify instance, once started (for tests and `inject`). */
+  readonly http?: FastifyInstance;
+}
+
+declare global {
+  /** The running app, for `server.lib` application code; set by `createApp`. */
+  // eslint-disable-next-line no-var
+  var $app: App;
+}
+
+export const defaultPort = 8077;
+export const defaultHost = '127.0.0.1';
+const defaultBodyLimit = 1024 * 1024;
+
+function buildResources(profile: Profile): ResourceManager {
+  const resources = new ResourceManager();
+  const declared = profile.resources ?? {};
+  if (!isPlainObject(declared)) throw new SqlResourceError('CONFIG_INVALID', 'profile: resources must be a mapping of id → configuration');
+  for (const [id, config] of Object.entries(declared)) resources.add(id, config);
+  return resources;
+}
+
+/** An integer `server.<key>` (a numeric string or `{{ENV:-fallback}}` is accepted), within bounds. */
+function profileInteger(server: Record<string, unknown>, key: string, fallback: number, min: number, max: number): number {
+  const raw = typeof server[key] === 'string' ? substituteEnv('profile', `server.${key}`, server[key] as string) : server[key];
+  if (raw === undefined || raw === null) return fallback;
+  const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new SqlResourceError('CONFIG_INVALID', `profile: server.${key} must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+/** Loads `server.lib` and builds each handler endpoint's `(req, res)` function from its factory. */
+function loadHandlers(definitions: HandlerDefinition[], lib: unknown, baseDir: string): { definition: HandlerDefinition; handler: RouteHandler }[] {
+  if (definitions.length === 0) return [];
+  const path = resolve(baseDir, String(lib));
+  let exported: Record<string, unknown>;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    exported = require(path) as Record<string, unknown>;
+  } catch (error) {
+    throw new Error(`profile: server.lib ${path} cannot be loaded: ${(error as Error).message}`);
+  }
+  const problems: string[] = [];
+  const built = definitions.flatMap((definition) => {
+    const factory = exported[definition.handler] ?? (exported.default as Record<string, unknown> | undefined)?.[definition.handler];
+    if (typeof factory !== 'function') {
+      problems.push(`endpoint ${definition.method} ${definition.path}: server.lib exports no function '${definition.handler}'`);
+      return [];
+    }
+    const handler = (factory as (config: unknown) => unknown)(definition.config);
+    if (typeof handler !== 'function') {
+      problems.push(`endpoint ${definition.method} ${definition.path}: '${definition.handler}(config)' must return a (req, res) function`);
+      return [];
+    }
+    return [{ definition, handler: handler as RouteHandler }];
+  });
+  if (problems.length > 0) throw new Error(`profile has ${problems.length} problem${problems.length > 1 ? 's' : ''}:\n- ${problems.join('\n- ')}`);
+  return built;
+}
+
+/**
+ * Builds an app from a profile object or a YAML/JSON profile path: resources, endpoints and
+ * handlers are all checked here, so a broken profile fails before anything starts.
+ * Sets `globalThis.$app` for application code.
+ */
+export function createApp(source: Profile | string): App {
+  const profile = loadProfile(source);
+  const baseDir = typeof source === 'string' ? dirname(resolve(source)) : process.cwd();
+  const resources = buildResources(profile);
+  const server = profile.server ?? {};
+  if (!isPlainObject(server)) throw new Error('profile: server must be a mapping');
+  const { database, handlers } = validateEndpoints(server.endpoints, resources, server.lib !== undefined);
+  const routeHandlers = loadHandlers(handlers, server.lib, baseDir);
+  const bodyLimit = profileInteger(server, 'bodyLimit', defaultBodyLimit, 1, Number.MAX_SAFE_INTEGER);
+  const profilePort = profileInteger(server, 'port', defaultPort, 0, 65535);
+  const cors = corsOptions(server.cors);
+  const listens = database.length > 0 || routeHandlers.length > 0;
+  let http: FastifyInstance | undefined;
+  let stopping: Promise<void> | undefined;
+
+  const app: App = {
+    name: typeof profile.name === 'string' ? profile.name : 'sql-resources',
+    profile,
+    resources,
+    endpoints: database,
+    get http() {
+      return http;
+    },
+    async start(options = {}) {
+      stopping = undefined;
+      await resources.startAll();
+      if (!listens) return;
+      try {
+        http = await buildServer(database, routeHandlers, resources, { bodyLimit, cors });
+        const port = options.port ?? profilePort;
+        const host = options.host ?? (typeof server.host === 'string' ? substituteEnv('profile', 'server.host', server.host) : defaultHost);
+        await http.listen({ port, host });
+        log('%s listening on %s:%d', app.name, host, port);
+      } catch (error) {
+        await http?.close().catch(() => undefined);
+        http = undefined;
+        await resources.stopAll();
+        throw error;
+      }
+    },
+    stop() {
+      stopping ??= (async () => {
+        await http?.close();
+        await resources.stopAll();
+      })();
+      return stopping;
+    },
+    address() {
+      const address = http?.server.address() as AddressInfo | null | undefined;
+      return address ? { host: address.address, port: address.port } : undefined;
+    },
+  };
+  globalThis.$app = app;
+  return app;
+}

@@ -1,0 +1,36 @@
+import { SqlResourceError } from './errors';
+import type { SqlResource } from './sql-resource';
+import { MysqlResource } from './dialects/mysql/mysql-resource';
+import { PostgresResource } from './dialects/postgres/postgres-resource';
+
+export type ResourceClass = new (id: string, config: unknown) => SqlResource;
+
+const builtIn: Readonly<Record<string, ResourceClass>> = Object.freeze({
+  mysql: MysqlResource,
+  mariadb: MysqlResource,
+  postgres: PostgresResource,
+  postgresql: PostgresResource,
+});
+
+const registered = new Map<string, ResourceClass>(Object.entries(builtIn));
+
+/** Adds a resource class under `_class: name`; built-in names cannot be replaced. */
+export function register(name: string, resourceClass: ResourceClass): void {
+  if (typeof name !== 'string' || name === '') throw new SqlResourceError('INVALID_ARGUMENT', 'a resource class needs a non-empty name');
+  if (name in builtIn) throw new SqlResourceError('INVALID_ARGUMENT', `resource class '${name}' is built in and cannot be replaced`);
+  if (typeof resourceClass !== 'function') throw new SqlResourceError('INVALID_ARGUMENT', `resource class '${name}' must be a constructor`);
+  registered.set(name, resourceClass);
+}
+
+export function resourceClassOf(name: string, resourceId: string): ResourceClass {
+  const found = registered.get(name);
+  if (!found) {
+    const known = [...registered.keys()].join(', ');
+    throw new SqlResourceError('UNKNOWN_CLASS', `resource '${resourceId}': unknown _class '${name}' (known: ${known})`);
+  }
+  return found;
+}
+
+export function registeredClasses(): string[] {
+  return [...registered.keys()];
+}

@@ -1,0 +1,68 @@
+import { ResourceManager } from '../../src/resource-manager';
+import type { SqlResource } from '../../src';
+import { kinds, q, rawQuery, resourceConfig, uniqueName, type Kind, digitsTable } from '../support/servers';
+
+const seriesSql: Record<Kind, (table: string) => string> = {
+  mysql: (table) =>
+    `INSERT INTO ${table} (n) SELECT a.d * 1000 + b.d * 100 + c.d * 10 + e.d + 1 FROM ${digitsTable} a, ${digitsTable} b, ${digitsTable} c, ${digitsTable} e WHERE a.d < 5`,
+  postgres: (table) => `INSERT INTO ${table} (n) SELECT generate_series(1, 5000)`,
+};
+
+describe.each(kinds)('%s stream', (kind: Kind) => {
+  const table = uniqueName('sr_stream');
+  let resource: SqlResource;
+
+  beforeAll(async () => {
+    await rawQuery(kind, `CREATE TABLE ${q(kind, table)} (n INT PRIMARY KEY)`);
+    await rawQuery(kind, seriesSql[kind](q(kind, table)));
+    // One connection: a stream that kept it would block every later call.
+    const pool = kind === 'mysql' ? { connectionLimit: 1 } : { max: 1 };
+    resource = new ResourceManager().add('stream', resourceConfig(kind, pool, { keepAliveInterval: 0 }));
+    await resource.start();
+  });
+
+  afterAll(async () => {
+    await resource.stop();
+    await rawQuery(kind, `DROP TABLE IF EXISTS ${q(kind, table)}`);
+  });
+
+  it('yields every row in order with bound parameters', async () => {
+    const marker = kind === 'mysql' ? '?' : '$1';
+    let count = 0;
+    let last = 0;
+    for await (const row of resource.stream(`SELECT n FROM ${q(kind, table)} WHERE n > ${marker} ORDER BY n`, [100])) {
+      expect(row.n).toBe(last === 0 ? 101 : last + 1);
+      last = Number(row.n);
+      count += 1;
+    }
+    expect(count).toBe(4900);
+  });
+
+  it('frees the connection when the reader stops early', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      for await (const row of resource.stream(`SELECT n FROM ${q(kind, table)} ORDER BY n`)) {
+        if (Number(row.n) >= 10) break;
+      }
+    }
+    expect(await resource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+
+  it('discards a connection whose result was cut short, and keeps one read to its end', async () => {
+    const sessionSql = kind === 'mysql' ? 'SELECT CONNECTION_ID() AS session' : 'SELECT pg_backend_pid() AS session';
+    const session = async (): Promise<unknown> => ((await resource.query(sessionSql)) as { session: unknown }[])[0].session;
+    const before = await session();
+    for await (const row of resource.stream(`SELECT n FROM ${q(kind, table)} ORDER BY n`)) void row;
+    expect(await session()).toBe(before);
+    for await (const row of resource.stream(`SELECT n FROM ${q(kind, table)} ORDER BY n`)) {
+      if (Number(row.n) >= 10) break;
+    }
+    // The rest of a cut result would still be on the wire: a new connection must serve the next call.
+    expect(await session()).not.toBe(before);
+  });
+
+  it('fails with the mapped error, and the connection stays usable', async () => {
+    const iterator = resource.stream('SELECT * FROM sr_no_such_table_for_stream');
+    await expect(iterator.next()).rejects.toMatchObject({ code: 'DB_ERROR', driverCode: kind === 'mysql' ? 'ER_NO_SUCH_TABLE' : '42P01' });
+    expect(await resource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+});

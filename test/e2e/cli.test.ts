@@ -1,0 +1,98 @@
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { stringify } from 'yaml';
+import { rawQuery, resourceConfig, uniqueName } from '../support/servers';
+import { runCli, spawnCli, waitForLine } from '../support/cli';
+
+const examples = resolve(__dirname, '../../examples');
+
+async function runSqlFile(kind: 'mysql' | 'postgres', file: string): Promise<void> {
+  const statements = readFileSync(join(examples, file), 'utf8').split(';').map((sql) => sql.trim()).filter(Boolean);
+  for (const sql of statements) await rawQuery(kind, sql);
+}
+
+describe('sql-resources CLI', () => {
+  let workDir: string;
+  const table = uniqueName('sr_cli');
+
+  beforeAll(async () => {
+    workDir = mkdtempSync(join(tmpdir(), 'sr-cli-'));
+    await runSqlFile('mysql', 'people.mysql.sql');
+    await runSqlFile('postgres', 'people.postgres.sql');
+    await rawQuery('postgres', `CREATE TABLE ${table} (id INT PRIMARY KEY, name TEXT)`);
+  });
+
+  afterAll(async () => {
+    rmSync(workDir, { recursive: true, force: true });
+    await rawQuery('postgres', `DROP TABLE IF EXISTS ${table}`);
+  });
+
+  it('check answers 0 for the example profile', async () => {
+    const result = await runCli(['check', 'examples/people.yml']);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('examples/people.yml: ok');
+    expect(result.code).toBe(0);
+  });
+
+  it('check reports a missing table and a missing id column with a non-zero exit code', async () => {
+    const profile = join(workDir, 'broken.yml');
+    writeFileSync(
+      profile,
+      stringify({
+        resources: { db: resourceConfig('postgres') },
+        server: {
+          endpoints: [
+            { path: '/gone/:id', endpoint: 'readOne', resource: 'db', table: 'sr_no_such_table', id_field: 'id' },
+            { path: '/bad/:id', endpoint: 'delete', resource: 'db', table, id_field: 'uuid' },
+            { path: '/good/:id', endpoint: 'delete', resource: 'db', table, id_field: 'id' },
+          ],
+        },
+      }),
+    );
+    const result = await runCli(['check', profile]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("GET /gone/:id: table 'sr_no_such_table' does not exist in resource 'db'");
+    expect(result.stderr).toContain(`DELETE /bad/:id: table '${table}' has no column 'uuid' (id_field)`);
+    expect(result.stderr).not.toContain('/good/');
+  });
+
+  it('check reports an unreachable database and an invalid profile', async () => {
+    const profile = join(workDir, 'down.yml');
+    writeFileSync(profile, stringify({ resources: { db: resourceConfig('mysql', { port: 1, password: 'hunter2-secret' }) } }));
+    const down = await runCli(['check', profile]);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toContain('127.0.0.1:1');
+    expect(down.stderr).not.toContain('hunter2-secret');
+    const invalid = join(workDir, 'invalid.yml');
+    writeFileSync(invalid, stringify({ resources: { db: { _class: 'oracle', server: {} } } }));
+    const refused = await runCli(['check', invalid]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("unknown _class 'oracle'");
+  });
+
+  it('serve runs the example profile until SIGINT, with $app reachable from server.lib', async () => {
+    const child = spawnCli(['serve', 'examples/people.yml', '--port', '0']);
+    try {
+      const [, url] = await waitForLine(child, /listening on (http:\/\/\S+)/);
+      const stats = (await (await fetch(`${url}/stats`)).json()) as { code: string; data: { mysql: number; postgres: number } };
+      expect(stats.code).toBe('ok');
+      expect(stats.data.mysql).toBeGreaterThanOrEqual(3);
+      expect(stats.data.postgres).toBeGreaterThanOrEqual(3);
+      const list = (await (await fetch(`${url}/mysql/people`)).json()) as { total: number };
+      expect(list.total).toBeGreaterThanOrEqual(3);
+      const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      await expect(fetch(`${url}/stats`)).rejects.toThrow();
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('serve refuses a bad --port', async () => {
+    const result = await runCli(['serve', 'examples/people.yml', '--port', 'eighty']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("--port must be an integer from 0 to 65535, got 'eighty'");
+  });
+});

@@ -1,0 +1,106 @@
+import { createApp } from '../../src';
+
+const resources = {
+  db: { _class: 'mysql', server: { host: '127.0.0.1', database: 'test' } },
+  pg: { _class: 'postgres', server: { host: '127.0.0.1', database: 'test' } },
+};
+
+function problemsOf(endpoints: unknown[], server: Record<string, unknown> = {}): string {
+  try {
+    createApp({ resources, server: { ...server, endpoints } });
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected the profile to be refused');
+}
+
+describe('profile validation at startup', () => {
+  it('accepts every endpoint kind with its default method', () => {
+    const app = createApp({
+      resources,
+      server: {
+        endpoints: [
+          { path: '/a', endpoint: 'list', resource: 'db', sql: 'SELECT 1' },
+          { path: '/a/:id', endpoint: 'read', resource: 'db', table: 't', id_field: 'id' },
+          { path: '/b/:id', endpoint: 'readOne', resource: 'pg', sql: 'SELECT * FROM t WHERE id = {{id}}' },
+          { path: '/a', endpoint: 'create', resource: 'db', table: 't', id_field: 'id' },
+          { path: '/a/:id', endpoint: 'update', resource: 'db', table: 't', id_field: 'id' },
+          { path: '/a/:id', endpoint: 'delete', resource: 'db', table: 't', id_field: 'id' },
+        ],
+      },
+    });
+    expect(app.endpoints.map((endpoint) => `${endpoint.method} ${endpoint.path}`)).toEqual([
+      'GET /a',
+      'GET /a/:id',
+      'GET /b/:id',
+      'POST /a',
+      'PUT /a/:id',
+      'DELETE /a/:id',
+    ]);
+  });
+
+  it('reports every problem at once, one line each', () => {
+    const message = problemsOf([
+      { path: '/x', endpoint: 'list', resource: 'nope', sql: 'SELECT 1' },
+      { path: '/y', endpoint: 'find', resource: 'db' },
+      { path: 'z', endpoint: 'read', resource: 'db', table: 't', id_field: 'id' },
+      { path: '/d', endpoint: 'create', resource: 'db', table: 't' },
+      { path: '/d', endpoint: 'create', resource: 'db', table: 't' },
+      { path: '/m', endpoint: 'list', resource: 'db' },
+      { path: '/r/:id', endpoint: 'read', resource: 'db', table: 't' },
+      { path: '/u/:id', endpoint: 'update', resource: 'db' },
+      { path: '/t', endpoint: 'list', resource: 'db', sql: "SELECT * FROM t WHERE a = '{{x}}" },
+      { path: '/h', handler: 'stats' },
+      { path: '/v', endpoint: 'list', resource: 'db', sql: 'SELECT 1', method: 'FETCH' },
+      'not an endpoint',
+    ]);
+    const lines = message.split('\n').slice(1);
+    expect(message).toMatch(/^profile has 11 problems:/);
+    expect(lines).toEqual([
+      "- server.endpoints[0] (/x): resource 'nope' is not declared in resources",
+      "- server.endpoints[1] (/y): unknown endpoint kind 'find' (valid: list, read, readOne, create, update, delete)",
+      "- server.endpoints[2] (z): path must be a string starting with '/'",
+      '- server.endpoints[4] (/d): duplicate route POST /d',
+      '- server.endpoints[5] (/m): a list endpoint needs sql',
+      '- server.endpoints[6] (/r/:id): a read endpoint needs id_field',
+      '- server.endpoints[7] (/u/:id): an update endpoint needs table and id_field',
+      expect.stringMatching(/^- server\.endpoints\[8\] \(\/t\): sql template: .*unterminated/),
+      "- server.endpoints[9] (/h): handler 'stats' needs server.lib",
+      "- server.endpoints[10] (/v): method 'FETCH' is not an HTTP method",
+      '- server.endpoints[11]: must be a mapping',
+    ]);
+  });
+
+  it('refuses a template that puts a placeholder in an identifier', () => {
+    expect(problemsOf([{ path: '/t', endpoint: 'list', resource: 'db', sql: 'SELECT * FROM `{{table}}`' }])).toContain('sql template');
+  });
+
+  it('refuses a server.lib that does not export the handler', () => {
+    expect(problemsOf([{ path: '/h', handler: 'missing' }], { lib: require.resolve('../../examples/handlers.js') })).toContain(
+      "server.lib exports no function 'missing'",
+    );
+    expect(problemsOf([{ path: '/h', handler: 'x' }], { lib: '/nonexistent/lib.js' })).toContain('cannot be loaded');
+  });
+});
+
+describe('profile server settings', () => {
+  it.each([
+    [{ port: 'eighty' }, 'server.port must be an integer from 0 to 65535'],
+    [{ port: 70000 }, 'server.port must be an integer from 0 to 65535'],
+    [{ bodyLimit: -5 }, 'server.bodyLimit must be an integer'],
+    [{ cors: 'yes' }, 'server.cors must be a mapping'],
+  ])('refuses %p', async (server, message) => {
+    const build = async (): Promise<void> => {
+      const app = createApp({ resources: {}, server: { ...server, endpoints: [{ path: '/h', handler: 'peopleStats' }], lib: require.resolve('../../examples/handlers.js') } });
+      await app.start({ port: 0 });
+      await app.stop();
+    };
+    await expect(build()).rejects.toThrow(message);
+  });
+});
+
+describe('profile CORS', () => {
+  it('refuses credentials from any origin', () => {
+    expect(() => createApp({ resources: {}, server: { cors: { origins: '*', credentials: true } } })).toThrow('cannot allow credentials from any origin');
+  });
+});
