@@ -1,6 +1,5 @@
-import { Readable } from 'node:stream';
 import type { ServerSettings } from '../src/config';
-import type { AdapterHooks, ColumnInfo, DriverAdapter, StatementResult } from '../src/driver-adapter';
+import type { AdapterHooks, ColumnInfo, DriverAdapter, Row, StatementResult } from '../src/driver-adapter';
 import { SqlResource } from '../src/sql-resource';
 import { round } from './stats';
 
@@ -26,8 +25,8 @@ class StubAdapter implements DriverAdapter {
   run(): Promise<StatementResult> {
     return new Promise((resolve) => setImmediate(resolve, readResult));
   }
-  stream(): Readable {
-    return Readable.from([row]);
+  async *stream(): AsyncGenerator<Row[], void, undefined> {
+    yield [row];
   }
   async describeTable(): Promise<ColumnInfo[]> {
     return [];

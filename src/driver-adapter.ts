@@ -1,11 +1,15 @@
-import type { Readable } from 'node:stream';
-
 /**
  * The seam between the shared resource code and one database driver. Each dialect
  * implements it in one file; everything else (validation, filters, lifecycle, events,
  * callbacks) lives once in `SqlResource`.
  */
 export type Row = Record<string, unknown>;
+
+/**
+ * Rows a stream reads per batch: one promise and one driver round trip per batch, not per row,
+ * while memory stays bounded whatever the size of the result.
+ */
+export const streamBatchSize = 200;
 
 /** What one statement produced, in the same shape for every driver. */
 export interface StatementResult {
@@ -40,10 +44,11 @@ export interface DriverAdapter extends SqlDialect {
   open(): Promise<void>;
   run(sql: string, params: readonly unknown[]): Promise<StatementResult>;
   /**
-   * Runs a row-returning statement on a connection of its own and yields rows as the client
-   * reads them (object mode, back-pressured). Destroying the stream early frees the connection.
+   * Runs a row-returning statement on a connection of its own and yields its rows in batches of
+   * at most `streamBatchSize`, reading the next batch only when asked (bounded memory). A batch
+   * shorter than that is the last one. Ending the iteration early frees the connection.
    */
-  stream(sql: string, params: readonly unknown[]): Readable;
+  stream(sql: string, params: readonly unknown[]): AsyncGenerator<Row[], void, undefined>;
   /** Columns of `table` (`name` or `schema.name`), in table order; empty when it does not exist. */
   describeTable(schema: string | undefined, table: string): Promise<ColumnInfo[]>;
   /** Closes the pool; callers have already waited for in-flight statements. */

@@ -40,10 +40,13 @@ export interface EndpointRequest {
   body: unknown;
 }
 
-/** An answer in the engine's envelope; a `list` answers with rows still to be read. */
+/**
+ * An answer in the engine's envelope. A `list` whose rows were all read answers with `data`
+ * and `total`; a longer one answers with the batches read so far and the rest still to read.
+ */
 export type EndpointResponse =
-  | { statusCode: number; message: string; data?: unknown }
-  | { statusCode: 200; message: string; rows: AsyncGenerator<Row, void, undefined>; first: IteratorResult<Row, void> };
+  | { statusCode: number; message: string; data?: unknown; total?: number }
+  | { statusCode: 200; message: string; readBatches: Row[][]; moreBatches: AsyncGenerator<Row[], void, undefined> };
 
 export type EndpointHandler = (request: EndpointRequest) => Promise<EndpointResponse>;
 
@@ -121,10 +124,14 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
   const handlers: Record<EndpointKind, EndpointHandler> = {
     async list(request) {
       if (!template) throw new Error(`${label}: a list endpoint needs sql`);
-      const rows = resource.stream(template.sql, template.bind(templateLookup(config, request)));
-      // Read the first row before answering, so a failing query still gets its status code.
-      const first = await rows.next();
-      return { statusCode: 200, message: `${label}`, rows, first };
+      const batches = resource.streamBatches(template.sql, template.bind(templateLookup(config, request)));
+      // Read before answering, so a query that fails early still gets its status code; a result
+      // that ends within its first batch is answered whole, with a Content-Length.
+      const first = await batches.next();
+      if (first.done) return { statusCode: 200, message: label, data: [], total: 0 };
+      const second = await batches.next();
+      if (second.done) return { statusCode: 200, message: label, data: first.value, total: first.value.length };
+      return { statusCode: 200, message: label, readBatches: [first.value, second.value], moreBatches: batches };
     },
     async read(request) {
       const rows = await selectRows(request);

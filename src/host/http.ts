@@ -23,42 +23,40 @@ export interface HttpOptions {
 /** Rows are sent in chunks of about this many characters. */
 const streamChunkSize = 16 * 1024;
 
-/** The success envelope of a list, written as rows arrive; `total` comes after `data`. */
-async function* listEnvelope(message: string, first: IteratorResult<Row, void>, rows: AsyncGenerator<Row, void, undefined>): AsyncGenerator<string> {
+/** The success envelope of a long list, written as batches arrive; `total` comes after `data`. */
+async function* listEnvelope(message: string, readBatches: Row[][], moreBatches: AsyncGenerator<Row[], void, undefined>): AsyncGenerator<string> {
   yield `{"code":"ok","message":${JSON.stringify(message)},"data":[`;
   let total = 0;
   let chunk = '';
-  if (!first.done) {
-    chunk = JSON.stringify(first.value);
-    total = 1;
-    try {
-      for await (const row of rows) {
-        chunk += ',' + JSON.stringify(row);
-        total += 1;
-        if (chunk.length >= streamChunkSize) {
-          yield chunk;
-          chunk = '';
-        }
+  const append = (batch: Row[]): void => {
+    for (const row of batch) chunk += (total++ === 0 ? '' : ',') + JSON.stringify(row);
+  };
+  for (const batch of readBatches) append(batch);
+  try {
+    for await (const batch of moreBatches) {
+      append(batch);
+      if (chunk.length >= streamChunkSize) {
+        yield chunk;
+        chunk = '';
       }
-    } catch (error) {
-      // Headers are sent: the client can only see the connection cut, so say why here.
-      log('list failed after %d rows: %s', total, (error as Error).message);
-      throw error;
     }
+  } catch (error) {
+    // Headers are sent: the client can only see the connection cut, so say why here.
+    log('list failed after %d rows: %s', total, (error as Error).message);
+    throw error;
   }
   yield `${chunk}],"total":${total}}`;
 }
 
 /**
- * The list's body stream. However it ends (sent, client gone, failure), its rows are closed:
- * a client that leaves before the envelope's loop starts (while the query runs, say) makes
- * fastify destroy the stream before the generator's first step, and a generator closed there
- * never reaches the loop that would close the rows, which keeps the query's pool connection
- * and leaves `stop()` waiting for it.
+ * The list's body stream. However it ends (sent, client gone, failure), its batches are closed:
+ * a client that leaves before the envelope's loop starts makes fastify destroy the stream
+ * before the generator's first step, and a generator closed there never reaches the loop that
+ * would close the batches, which keeps the query's pool connection and leaves `stop()` waiting.
  */
-function listBody(message: string, first: IteratorResult<Row, void>, rows: AsyncGenerator<Row, void, undefined>): Readable {
-  const body = Readable.from(listEnvelope(message, first, rows));
-  body.once('close', () => void rows.return(undefined).catch(() => undefined));
+function listBody(message: string, readBatches: Row[][], moreBatches: AsyncGenerator<Row[], void, undefined>): Readable {
+  const body = Readable.from(listEnvelope(message, readBatches, moreBatches));
+  body.once('close', () => void moreBatches.return(undefined).catch(() => undefined));
   return body;
 }
 
@@ -164,8 +162,8 @@ export async function buildServer(
       handler: async (request, reply) => {
         const response = await handle(toEndpointRequest(request));
         void reply.code(response.statusCode).type('application/json; charset=utf-8');
-        if ('rows' in response) return reply.send(listBody(response.message, response.first, response.rows));
-        return { code: 'ok', message: response.message, data: response.data };
+        if ('moreBatches' in response) return reply.send(listBody(response.message, response.readBatches, response.moreBatches));
+        return { code: 'ok', message: response.message, data: response.data, total: response.total };
       },
     });
   }

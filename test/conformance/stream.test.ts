@@ -38,6 +38,17 @@ describe.each(kinds)('%s stream', (kind: Kind) => {
     expect(count).toBe(4900);
   });
 
+  it('streamBatches yields the same rows 200 at a time, the short batch last', async () => {
+    const sizes: number[] = [];
+    const rows: unknown[] = [];
+    for await (const batch of resource.streamBatches(`SELECT n FROM ${q(kind, table)} WHERE n > 100 ORDER BY n`)) {
+      sizes.push(batch.length);
+      rows.push(...batch.map((row) => row.n));
+    }
+    expect(sizes).toEqual([...Array<number>(24).fill(200), 100]);
+    expect(rows).toEqual(Array.from({ length: 4900 }, (_, index) => index + 101));
+  });
+
   it('frees the connection when the reader stops early', async () => {
     for (let round = 0; round < 3; round += 1) {
       for await (const row of resource.stream(`SELECT n FROM ${q(kind, table)} ORDER BY n`)) {

@@ -3,6 +3,7 @@ import type { App } from '../../src';
 export interface HttpAnswer {
   status: number;
   contentType: string;
+  headers: Headers;
   body: { code: string; message: string; data?: unknown; total?: number };
   text: string;
 }
@@ -23,5 +24,5 @@ export async function call(app: App, method: string, path: string, body?: unknow
   } catch {
     throw new Error(`${method} ${path} answered ${response.status} with non-JSON: ${text.slice(0, 200)}`);
   }
-  return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: parsed, text };
+  return { status: response.status, contentType: response.headers.get('content-type') ?? '', headers: response.headers, body: parsed, text };
 }

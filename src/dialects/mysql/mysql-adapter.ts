@@ -1,7 +1,6 @@
-import { PassThrough, type Readable } from 'node:stream';
 import { createPool } from 'mysql2';
 import type { ServerSettings } from '../../config';
-import type { AdapterHooks, ColumnInfo, DriverAdapter, Row, StatementResult } from '../../driver-adapter';
+import { streamBatchSize, type AdapterHooks, type ColumnInfo, type DriverAdapter, type Row, type StatementResult } from '../../driver-adapter';
 
 /** The slice of a mysql2 pool this adapter uses. */
 interface MysqlPool {
@@ -11,7 +10,11 @@ interface MysqlPool {
   end(callback: (error: Error | null) => void): void;
 }
 interface MysqlConnection {
-  execute(sql: string, params: unknown[]): { stream(options: { highWaterMark: number }): Readable };
+  /** Without a callback, the statement reports through events: `result` per row, then `end`, or `error`. */
+  execute(sql: string, params: unknown[]): NodeJS.EventEmitter;
+  /** Stops and restarts reading the socket, so a slow reader holds back a large result. */
+  pause(): void;
+  resume(): void;
   release(): void;
   destroy(): void;
 }
@@ -87,27 +90,57 @@ export class MysqlAdapter implements DriverAdapter {
     });
   }
 
-  stream(sql: string, params: readonly unknown[]): Readable {
-    const output = new PassThrough({ objectMode: true, highWaterMark: 64 });
+  async *stream(sql: string, params: readonly unknown[]): AsyncGenerator<Row[], void, undefined> {
     const pool = this.#pool;
-    if (!pool) return output.destroy(new Error('pool is closed'));
-    pool.getConnection((error, connection) => {
-      if (error) return output.destroy(error);
-      if (output.destroyed) return connection.release();
-      const rows = connection.execute(sql, params as unknown[]).stream({ highWaterMark: 64 });
-      let complete = false;
-      // mysql2 also emits 'end' for a stream destroyed early: only an undestroyed end is complete.
-      rows.once('end', () => (complete = !rows.destroyed));
-      rows.once('close', () => {
-        // A result set read to its end leaves the connection reusable; one cut short does not.
-        if (complete) connection.release();
-        else connection.destroy();
-      });
-      rows.once('error', (rowError) => output.destroy(rowError));
-      output.once('close', () => rows.destroy());
-      rows.pipe(output);
+    if (!pool) throw new Error('pool is closed');
+    const connection = await new Promise<MysqlConnection>((resolve, reject) =>
+      pool.getConnection((error, pooled) => (error ? reject(error) : resolve(pooled))),
+    );
+    let batch: Row[] = [];
+    let ended = false;
+    let failure: Error | undefined;
+    let wake: (() => void) | undefined;
+    const notify = (): void => {
+      const waiting = wake;
+      wake = undefined;
+      waiting?.();
+    };
+    const statement = connection.execute(sql, params as unknown[]);
+    statement.on('result', (row: Row) => {
+      batch.push(row);
+      // The socket stays unread while a full batch waits for its reader: that is the back-pressure.
+      if (batch.length >= streamBatchSize) {
+        connection.pause();
+        notify();
+      }
     });
-    return output;
+    statement.once('end', () => {
+      ended = true;
+      notify();
+    });
+    statement.on('error', (error: Error) => {
+      failure ??= error;
+      notify();
+    });
+    let complete = false;
+    try {
+      for (;;) {
+        if (batch.length < streamBatchSize && !ended && failure === undefined) await new Promise<void>((resolve) => (wake = resolve));
+        if (failure !== undefined) throw failure;
+        complete = ended;
+        if (batch.length > 0) {
+          const full = batch;
+          batch = [];
+          yield full;
+        }
+        if (complete) return;
+        connection.resume();
+      }
+    } finally {
+      // A result set read to its end leaves the connection reusable; one cut short or failed does not.
+      if (complete) connection.release();
+      else connection.destroy();
+    }
   }
 
   async describeTable(schema: string | undefined, table: string): Promise<ColumnInfo[]> {

@@ -1,8 +1,7 @@
-import { PassThrough, type Readable } from 'node:stream';
 import { Pool, types as pgTypes, type PoolConfig, type QueryConfig, type QueryResult } from 'pg';
-import QueryStream from 'pg-query-stream';
+import Cursor from 'pg-cursor';
 import type { ServerSettings } from '../../config';
-import type { AdapterHooks, ColumnInfo, DriverAdapter, StatementResult } from '../../driver-adapter';
+import { streamBatchSize, type AdapterHooks, type ColumnInfo, type DriverAdapter, type Row, type StatementResult } from '../../driver-adapter';
 
 const INT8_OID = 20;
 const TIMESTAMP_OID = 1114;
@@ -154,28 +153,30 @@ export class PostgresAdapter implements DriverAdapter {
     });
   }
 
-  stream(sql: string, params: readonly unknown[]): Readable {
-    const output = new PassThrough({ objectMode: true, highWaterMark: 64 });
+  async *stream(sql: string, params: readonly unknown[]): AsyncGenerator<Row[], void, undefined> {
     const pool = this.#pool;
-    if (!pool) return output.destroy(new Error('pool is closed'));
-    pool.connect((error, client, release) => {
-      if (error || !client) return output.destroy(error ?? new Error('no client'));
-      if (output.destroyed) return release();
-      // A cursor fetches rows in batches, so memory stays flat however large the result.
-      const rows = client.query(new QueryStream(sql, this.#values(params), { batchSize: 200 }));
-      let complete = false;
-      let failed: Error | undefined;
-      rows.once('end', () => (complete = true));
-      rows.once('error', (rowError: Error) => {
-        failed = rowError;
-        output.destroy(rowError);
-      });
+    if (!pool) throw new Error('pool is closed');
+    const values = this.#values(params);
+    const client = await pool.connect();
+    let complete = false;
+    let failed: Error | undefined;
+    try {
+      // A cursor (a portal read `streamBatchSize` rows per round trip) keeps memory flat however large the result.
+      const cursor = client.query(new Cursor<Row>(sql, values));
+      for (;;) {
+        const rows = await cursor.read(streamBatchSize);
+        // A short batch means the server reported the end of the result: the connection is idle again.
+        complete = rows.length < streamBatchSize;
+        if (rows.length > 0) yield rows;
+        if (complete) return;
+      }
+    } catch (error) {
+      failed = error as Error;
+      throw error;
+    } finally {
       // A cursor cut short or failed may leave the connection mid-protocol: discard it then.
-      rows.once('close', () => release(complete ? undefined : (failed ?? true)));
-      output.once('close', () => rows.destroy());
-      rows.pipe(output);
-    });
-    return output;
+      client.release(complete ? undefined : (failed ?? true));
+    }
   }
 
   async describeTable(schema: string | undefined, table: string): Promise<ColumnInfo[]> {

@@ -1,0 +1,77 @@
+import { createApp, type App } from '../../src';
+import { call } from '../support/http';
+import { digitsTable, kinds, q, rawQuery, resourceConfig, uniqueName, type Kind } from '../support/servers';
+
+/** Rows a list reads before it answers: two batches of 200. */
+const readBeforeAnswer = 400;
+
+const fillSql: Record<Kind, (table: string) => string> = {
+  mysql: (table) => `INSERT INTO ${table} (n) SELECT a.d * 100 + b.d * 10 + c.d + 1 FROM ${digitsTable} a, ${digitsTable} b, ${digitsTable} c`,
+  postgres: (table) => `INSERT INTO ${table} (n) SELECT generate_series(1, 1000)`,
+};
+
+describe.each(kinds)('%s list: small results whole, long ones streamed', (kind: Kind) => {
+  const numbers = uniqueName('sr_numbers');
+  let app: App;
+
+  beforeAll(async () => {
+    await rawQuery(kind, `CREATE TABLE ${q(kind, numbers)} (n INT PRIMARY KEY)`);
+    await rawQuery(kind, fillSql[kind](q(kind, numbers)));
+    app = createApp({
+      resources: { db: resourceConfig(kind, {}, { keepAliveInterval: 0 }) },
+      server: {
+        endpoints: [
+          { path: '/numbers', endpoint: 'list', resource: 'db', sql: `SELECT n FROM ${q(kind, numbers)} WHERE n <= {{count}} ORDER BY n` },
+          // The subquery finds ten rows where n = at: the statement fails at that row, after sending the ones before it.
+          {
+            path: '/failing',
+            endpoint: 'list',
+            resource: 'db',
+            sql: `SELECT n, (SELECT d FROM ${digitsTable} AS digits WHERE n = {{at}}) AS boom FROM ${q(kind, numbers)}`,
+          },
+        ],
+      },
+    });
+    await app.start({ port: 0 });
+  });
+
+  afterAll(async () => {
+    await app.stop();
+    await rawQuery(kind, `DROP TABLE IF EXISTS ${q(kind, numbers)}`);
+  });
+
+  const oneToN = (count: number): { n: number }[] => Array.from({ length: count }, (_, index) => ({ n: index + 1 }));
+
+  it.each([0, 1, 199, 200])('answers %i rows whole, with a Content-Length', async (count) => {
+    const answer = await call(app, 'GET', `/numbers?count=${count}`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-length')).toBe(String(Buffer.byteLength(answer.text)));
+    expect(answer.headers.get('transfer-encoding')).toBeNull();
+    expect(answer.body).toEqual({ code: 'ok', message: `list /numbers`, data: oneToN(count), total: count });
+  });
+
+  it.each([201, 400, 401, 1000])('streams %i rows chunked, in the same envelope', async (count) => {
+    const answer = await call(app, 'GET', `/numbers?count=${count}`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('transfer-encoding')).toBe('chunked');
+    expect(answer.headers.get('content-length')).toBeNull();
+    expect(answer.body).toEqual({ code: 'ok', message: `list /numbers`, data: oneToN(count), total: count });
+    expect(answer.text).toBe(JSON.stringify(answer.body));
+  });
+
+  it.each([1, 150, 350])('answers an error status when the query fails at row %i, before the answer starts', async (at) => {
+    const answer = await call(app, 'GET', `/failing?at=${at}`);
+    expect(answer.status).toBe(500);
+    expect(answer.body.code).toBe('nok');
+    expect(answer.body.message).toMatch(/subquery/i);
+    expect((await call(app, 'GET', '/numbers?count=3')).body.data).toEqual(oneToN(3));
+  });
+
+  it('cuts the body when the query fails after the answer has started, and stays usable', async () => {
+    const at = readBeforeAnswer + 300;
+    const response = await fetch(`http://127.0.0.1:${app.address()?.port}/failing?at=${at}`);
+    expect(response.status).toBe(200);
+    await expect(response.text()).rejects.toThrow('terminated');
+    expect((await call(app, 'GET', '/numbers?count=3')).body.data).toEqual(oneToN(3));
+  });
+});
