@@ -1,12 +1,6 @@
 import { ResourceManager } from '../../src/resource-manager';
 import type { SqlResource } from '../../src';
-import { kinds, q, rawQuery, resourceConfig, uniqueName, type Kind, digitsTable } from '../support/servers';
-
-const seriesSql: Record<Kind, (table: string) => string> = {
-  mysql: (table) =>
-    `INSERT INTO ${table} (n) SELECT a.d * 1000 + b.d * 100 + c.d * 10 + e.d + 1 FROM ${digitsTable} a, ${digitsTable} b, ${digitsTable} c, ${digitsTable} e WHERE a.d < 5`,
-  postgres: (table) => `INSERT INTO ${table} (n) SELECT generate_series(1, 5000)`,
-};
+import { fillNumbersSql, kinds, q, rawQuery, resourceConfig, uniqueName, type Kind } from '../support/servers';
 
 describe.each(kinds)('%s stream', (kind: Kind) => {
   const table = uniqueName('sr_stream');
@@ -14,7 +8,7 @@ describe.each(kinds)('%s stream', (kind: Kind) => {
 
   beforeAll(async () => {
     await rawQuery(kind, `CREATE TABLE ${q(kind, table)} (n INT PRIMARY KEY)`);
-    await rawQuery(kind, seriesSql[kind](q(kind, table)));
+    await rawQuery(kind, fillNumbersSql(kind, q(kind, table), 5000));
     // One connection: a stream that kept it would block every later call.
     const pool = kind === 'mysql' ? { connectionLimit: 1 } : { max: 1 };
     resource = new ResourceManager().add('stream', resourceConfig(kind, pool, { keepAliveInterval: 0 }));

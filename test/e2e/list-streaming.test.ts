@@ -1,14 +1,9 @@
 import { createApp, type App } from '../../src';
 import { call } from '../support/http';
-import { digitsTable, kinds, q, rawQuery, resourceConfig, uniqueName, type Kind } from '../support/servers';
+import { digitsTable, fillNumbersSql, kinds, q, rawQuery, resourceConfig, uniqueName, type Kind } from '../support/servers';
 
 /** Rows a list reads before it answers: two batches of 200. */
 const readBeforeAnswer = 400;
-
-const fillSql: Record<Kind, (table: string) => string> = {
-  mysql: (table) => `INSERT INTO ${table} (n) SELECT a.d * 100 + b.d * 10 + c.d + 1 FROM ${digitsTable} a, ${digitsTable} b, ${digitsTable} c`,
-  postgres: (table) => `INSERT INTO ${table} (n) SELECT generate_series(1, 1000)`,
-};
 
 describe.each(kinds)('%s list: small results whole, long ones streamed', (kind: Kind) => {
   const numbers = uniqueName('sr_numbers');
@@ -16,7 +11,7 @@ describe.each(kinds)('%s list: small results whole, long ones streamed', (kind: 
 
   beforeAll(async () => {
     await rawQuery(kind, `CREATE TABLE ${q(kind, numbers)} (n INT PRIMARY KEY)`);
-    await rawQuery(kind, fillSql[kind](q(kind, numbers)));
+    await rawQuery(kind, fillNumbersSql(kind, q(kind, numbers), 1000));
     app = createApp({
       resources: { db: resourceConfig(kind, {}, { keepAliveInterval: 0 }) },
       server: {

@@ -87,3 +87,12 @@ export const types: Record<Kind, { serial: string; json: string; bigint: string;
 
 /** A derived table of the digits 0–9 (column `d`): cross joins of it seed rows on MySQL, which has no generate_series. */
 export const digitsTable = `(${Array.from({ length: 10 }, (_, digit) => `SELECT ${digit} AS d`).join(' UNION ALL ')})`;
+
+/** SQL that fills column `n` of `table` (already quoted) with the integers 1…count. */
+export function fillNumbersSql(kind: Kind, table: string, count: number): string {
+  if (kind === 'postgres') return `INSERT INTO ${table} (n) SELECT generate_series(1, ${count})`;
+  const places = Array.from({ length: Math.max(1, Math.ceil(Math.log10(count))) }, (_, place) => `p${place}`);
+  const value = places.map((alias, place) => `${alias}.d * ${10 ** place}`).join(' + ');
+  const from = places.map((alias) => `${digitsTable} ${alias}`).join(', ');
+  return `INSERT INTO ${table} (n) SELECT n FROM (SELECT ${value} + 1 AS n FROM ${from}) numbers WHERE n <= ${count}`;
+}
