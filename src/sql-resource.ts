@@ -292,11 +292,7 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
    * `stream` a batch at a time: arrays of up to 200 rows, read from the database as they are
    * asked for. Cheaper per row than `stream`; the HTTP `list` endpoint uses it.
    */
-  streamBatches(sql: string, params: readonly unknown[] = []): AsyncGenerator<Row[], void, undefined> {
-    return this.#streamBatches(sql, params);
-  }
-
-  async *#streamBatches(sql: string, params: readonly unknown[]): AsyncGenerator<Row[], void, undefined> {
+  async *streamBatches(sql: string, params: readonly unknown[] = []): AsyncGenerator<Row[], void, undefined> {
     const adapter = this.adapter;
     const startedAt = performance.now();
     this.#inFlight++;

@@ -25,13 +25,14 @@ const streamChunkSize = 16 * 1024;
 
 /** The success envelope of a long list, written as batches arrive; `total` comes after `data`. */
 async function* listEnvelope(message: string, readBatches: Row[][], moreBatches: AsyncGenerator<Row[], void, undefined>): AsyncGenerator<string> {
-  yield `{"code":"ok","message":${JSON.stringify(message)},"data":[`;
+  let chunk = `{"code":"ok","message":${JSON.stringify(message)},"data":[`;
   let total = 0;
-  let chunk = '';
   const append = (batch: Row[]): void => {
     for (const row of batch) chunk += (total++ === 0 ? '' : ',') + JSON.stringify(row);
   };
   for (const batch of readBatches) append(batch);
+  yield chunk;
+  chunk = '';
   try {
     for await (const batch of moreBatches) {
       append(batch);
