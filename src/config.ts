@@ -127,13 +127,13 @@ export function parseResourceConfig(
   });
 }
 
-/** Reads an optional non-negative integer option beside `server`. */
-export function nonNegativeInteger(id: string, options: Readonly<Record<string, unknown>>, key: string, fallback: number): number {
+/** Reads an optional integer option beside `server`, `minimum` (0 or 1) or more; a digit string is accepted. */
+export function integerOption(id: string, options: Readonly<Record<string, unknown>>, key: string, fallback: number, minimum: 0 | 1): number {
   const value = options[key];
   if (value === undefined || value === null) return fallback;
   const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isInteger(number) || number < 0) {
-    throw configError(id, key, 'must be a non-negative integer');
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < minimum) {
+    throw configError(id, key, minimum === 0 ? 'must be a non-negative integer' : 'must be a positive integer');
   }
   return number;
 }

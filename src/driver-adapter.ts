@@ -6,10 +6,10 @@
 export type Row = Record<string, unknown>;
 
 /**
- * Rows a stream reads per batch: one promise and one driver round trip per batch, not per row,
- * while memory stays bounded whatever the size of the result.
+ * Rows a stream reads per batch unless the resource's `streamBatchSize` says otherwise: one
+ * promise and one driver round trip per batch, not per row, with memory bounded by the batch.
  */
-export const streamBatchSize = 200;
+export const defaultStreamBatchSize = 200;
 
 /** What one statement produced, in the same shape for every driver. */
 export interface StatementResult {
@@ -45,10 +45,10 @@ export interface DriverAdapter extends SqlDialect {
   run(sql: string, params: readonly unknown[]): Promise<StatementResult>;
   /**
    * Runs a row-returning statement on a connection of its own and yields its rows in batches of
-   * at most `streamBatchSize`, reading the next batch only when asked (bounded memory). A batch
+   * at most `batchSize`, reading the next batch only when asked (bounded memory). A batch
    * shorter than that is the last one. Ending the iteration early frees the connection.
    */
-  stream(sql: string, params: readonly unknown[]): AsyncGenerator<Row[], void, undefined>;
+  stream(sql: string, params: readonly unknown[], batchSize: number): AsyncGenerator<Row[], void, undefined>;
   /** Columns of `table` (`name` or `schema.name`), in table order; empty when it does not exist. */
   describeTable(schema: string | undefined, table: string): Promise<ColumnInfo[]>;
   /** Closes the pool; callers have already waited for in-flight statements. */

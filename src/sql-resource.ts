@@ -1,7 +1,7 @@
 import createDebug, { type Debugger } from 'debug';
 import { EventEmitter } from 'eventemitter3';
-import { parseResourceConfig, type ResourceConfig, type ServerSettings } from './config';
-import type { AdapterHooks, ColumnInfo, DriverAdapter, Row, StatementResult } from './driver-adapter';
+import { integerOption, parseResourceConfig, type ResourceConfig, type ServerSettings } from './config';
+import { defaultStreamBatchSize, type AdapterHooks, type ColumnInfo, type DriverAdapter, type Row, type StatementResult } from './driver-adapter';
 import { SqlResourceError, fromDriverError, redact } from './errors';
 import { callbackOf, deliver, settle, type Callback } from './callback';
 import { buildDelete, buildInsert, buildSelect, buildUpdate, splitTableName, toStoredValue, type Filter, type Statement } from './sql-builder';
@@ -52,6 +52,8 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
   /** The `_class` family: `mysql` or `postgres` for the built-in kinds (and their SQL dialect). */
   readonly kind: string;
   readonly config: ResourceConfig;
+  /** Rows `stream`, `streamBatches` and the `list` endpoint read per batch (200 by default). */
+  readonly streamBatchSize: number;
   protected readonly log: Debugger;
   readonly #logSql: Debugger;
   readonly #logParams: Debugger;
@@ -73,6 +75,7 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     this.id = id;
     this.kind = kind;
     this.config = parseResourceConfig(id, config, defaultPort);
+    this.streamBatchSize = integerOption(id, this.config.options, 'streamBatchSize', defaultStreamBatchSize, 1);
     this.log = createDebug(`sql-resources:${kind}:${id}`);
     this.#logSql = createDebug(`sql-resources:${kind}:${id}:sql`);
     this.#logParams = createDebug(`sql-resources:${kind}:${id}:params`);
@@ -289,8 +292,8 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
   }
 
   /**
-   * `stream` a batch at a time: arrays of up to 200 rows, read from the database as they are
-   * asked for. Cheaper per row than `stream`; the HTTP `list` endpoint uses it.
+   * `stream` a batch at a time: arrays of up to `streamBatchSize` rows, read from the database as
+   * they are asked for. Cheaper per row than `stream`; the HTTP `list` endpoint uses it.
    */
   async *streamBatches(sql: string, params: readonly unknown[] = []): AsyncGenerator<Row[], void, undefined> {
     const adapter = this.adapter;
@@ -300,7 +303,7 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     try {
       if (this.#logSql.enabled) this.#logSql('%s', sql);
       if (this.#logParams.enabled) this.#logParams('%o', redactParams(params, this.config.server.password));
-      for await (const batch of adapter.stream(sql, params)) {
+      for await (const batch of adapter.stream(sql, params, this.streamBatchSize)) {
         rowCount += batch.length;
         yield batch;
       }

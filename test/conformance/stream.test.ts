@@ -43,6 +43,21 @@ describe.each(kinds)('%s stream', (kind: Kind) => {
     expect(rows).toEqual(Array.from({ length: 4900 }, (_, index) => index + 101));
   });
 
+  it('streamBatches follows the resource\'s streamBatchSize', async () => {
+    const small = new ResourceManager().add('small-batches', resourceConfig(kind, {}, { keepAliveInterval: 0, streamBatchSize: 7 }));
+    await small.start();
+    try {
+      const sizes: number[] = [];
+      for await (const batch of small.streamBatches(`SELECT n FROM ${q(kind, table)} WHERE n <= 30 ORDER BY n`)) sizes.push(batch.length);
+      expect(sizes).toEqual([7, 7, 7, 7, 2]);
+      const rows: unknown[] = [];
+      for await (const row of small.stream(`SELECT n FROM ${q(kind, table)} WHERE n <= 30 ORDER BY n`)) rows.push(row.n);
+      expect(rows).toEqual(Array.from({ length: 30 }, (_, index) => index + 1));
+    } finally {
+      await small.stop();
+    }
+  });
+
   it('frees the connection when the reader stops early', async () => {
     for (let round = 0; round < 3; round += 1) {
       for await (const row of resource.stream(`SELECT n FROM ${q(kind, table)} ORDER BY n`)) {

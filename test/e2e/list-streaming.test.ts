@@ -13,10 +13,14 @@ describe.each(kinds)('%s list: small results whole, long ones streamed', (kind: 
     await rawQuery(kind, `CREATE TABLE ${q(kind, numbers)} (n INT PRIMARY KEY)`);
     await rawQuery(kind, fillNumbersSql(kind, q(kind, numbers), 1000));
     app = createApp({
-      resources: { db: resourceConfig(kind, {}, { keepAliveInterval: 0 }) },
+      resources: {
+        db: resourceConfig(kind, {}, { keepAliveInterval: 0 }),
+        pairs: resourceConfig(kind, {}, { keepAliveInterval: 0, streamBatchSize: 2 }),
+      },
       server: {
         endpoints: [
           { path: '/numbers', endpoint: 'list', resource: 'db', sql: `SELECT n FROM ${q(kind, numbers)} WHERE n <= {{count}} ORDER BY n` },
+          { path: '/numbers-in-pairs', endpoint: 'list', resource: 'pairs', sql: `SELECT n FROM ${q(kind, numbers)} WHERE n <= {{count}} ORDER BY n` },
           // The subquery finds ten rows where n = at: the statement fails at that row, after sending the ones before it.
           {
             path: '/failing',
@@ -52,6 +56,14 @@ describe.each(kinds)('%s list: small results whole, long ones streamed', (kind: 
     expect(answer.headers.get('content-length')).toBeNull();
     expect(answer.body).toEqual({ code: 'ok', message: `list /numbers`, data: oneToN(count), total: count });
     expect(answer.text).toBe(JSON.stringify(answer.body));
+  });
+
+  it('follows the resource\'s streamBatchSize: whole up to one batch, streamed past it', async () => {
+    for (const count of [1, 2, 3, 9]) {
+      const answer = await call(app, 'GET', `/numbers-in-pairs?count=${count}`);
+      expect(answer.body).toEqual({ code: 'ok', message: `list /numbers-in-pairs`, data: oneToN(count), total: count });
+      expect(answer.headers.get('transfer-encoding')).toBe(count > 2 ? 'chunked' : null);
+    }
   });
 
   it.each([1, 150, 350])('answers an error status when the query fails at row %i, before the answer starts', async (at) => {

@@ -23,6 +23,17 @@ describe.each([
     expect(resource.config.server).toMatchObject({ port: defaultPort, charset: 'UTF8MB4_GENERAL_CI', timezone: 'local', preparedStatements: true });
   });
 
+  it('reads streamBatchSize, 200 rows by default, and refuses anything but a positive integer', () => {
+    expect(new ResourceClass('db', { _class: kind, server }).streamBatchSize).toBe(200);
+    expect(new ResourceClass('db', { _class: kind, server, streamBatchSize: 50 }).streamBatchSize).toBe(50);
+    expect(new ResourceClass('db', { _class: kind, server, streamBatchSize: '1' }).streamBatchSize).toBe(1);
+    for (const bad of [0, -1, 1.5, '12 rows', '', true, [10], { rows: 10 }]) {
+      const error = configError(() => new ResourceClass('db', { _class: kind, server, streamBatchSize: bad }));
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toBe("resource 'db': streamBatchSize must be a positive integer");
+    }
+  });
+
   it('accepts a numeric string port and passes other server keys through', () => {
     const resource = new ResourceClass('db', { _class: kind, server: { ...server, port: '6000', connectTimeout: 1500 } });
     expect(resource.config.server.port).toBe(6000);

@@ -1,6 +1,6 @@
 import { createPool } from 'mysql2';
 import type { ServerSettings } from '../../config';
-import { streamBatchSize, type AdapterHooks, type ColumnInfo, type DriverAdapter, type Row, type StatementResult } from '../../driver-adapter';
+import type { AdapterHooks, ColumnInfo, DriverAdapter, Row, StatementResult } from '../../driver-adapter';
 
 /** The slice of a mysql2 pool this adapter uses. */
 interface MysqlPool {
@@ -90,7 +90,7 @@ export class MysqlAdapter implements DriverAdapter {
     });
   }
 
-  async *stream(sql: string, params: readonly unknown[]): AsyncGenerator<Row[], void, undefined> {
+  async *stream(sql: string, params: readonly unknown[], batchSize: number): AsyncGenerator<Row[], void, undefined> {
     const pool = this.#pool;
     if (!pool) throw new Error('pool is closed');
     const connection = await new Promise<MysqlConnection>((resolve, reject) =>
@@ -109,7 +109,7 @@ export class MysqlAdapter implements DriverAdapter {
     statement.on('result', (row: Row) => {
       batch.push(row);
       // The socket stays unread while a full batch waits for its reader: that is the back-pressure.
-      if (batch.length >= streamBatchSize) {
+      if (batch.length >= batchSize) {
         connection.pause();
         notify();
       }
@@ -125,7 +125,7 @@ export class MysqlAdapter implements DriverAdapter {
     let complete = false;
     try {
       for (;;) {
-        if (batch.length < streamBatchSize && !ended && failure === undefined) await new Promise<void>((resolve) => (wake = resolve));
+        if (batch.length < batchSize && !ended && failure === undefined) await new Promise<void>((resolve) => (wake = resolve));
         if (failure !== undefined) throw failure;
         complete = ended;
         if (batch.length > 0) {

@@ -1,5 +1,5 @@
 import { Charsets } from 'mysql2';
-import { configError, nonNegativeInteger, type ServerSettings } from '../../config';
+import { configError, integerOption, type ServerSettings } from '../../config';
 import type { AdapterHooks, DriverAdapter } from '../../driver-adapter';
 import { SqlResource } from '../../sql-resource';
 import { MysqlAdapter } from './mysql-adapter';
@@ -12,7 +12,7 @@ export class MysqlResource extends SqlResource {
 
   constructor(id: string, config: unknown) {
     super(id, config, 'mysql', 3306);
-    this.keepAliveInterval = nonNegativeInteger(id, this.config.options, 'keepAliveInterval', 20);
+    this.keepAliveInterval = integerOption(id, this.config.options, 'keepAliveInterval', 20, 0);
     if (!Object.prototype.hasOwnProperty.call(Charsets, this.config.server.charset.toUpperCase())) {
       throw configError(id, 'server.charset', `'${this.config.server.charset}' is not a charset or collation mysql2 knows`);
     }

@@ -1,7 +1,7 @@
 import { Pool, types as pgTypes, type PoolConfig, type QueryConfig, type QueryResult } from 'pg';
 import Cursor from 'pg-cursor';
 import type { ServerSettings } from '../../config';
-import { streamBatchSize, type AdapterHooks, type ColumnInfo, type DriverAdapter, type Row, type StatementResult } from '../../driver-adapter';
+import type { AdapterHooks, ColumnInfo, DriverAdapter, Row, StatementResult } from '../../driver-adapter';
 
 const INT8_OID = 20;
 const TIMESTAMP_OID = 1114;
@@ -153,7 +153,7 @@ export class PostgresAdapter implements DriverAdapter {
     });
   }
 
-  async *stream(sql: string, params: readonly unknown[]): AsyncGenerator<Row[], void, undefined> {
+  async *stream(sql: string, params: readonly unknown[], batchSize: number): AsyncGenerator<Row[], void, undefined> {
     const pool = this.#pool;
     if (!pool) throw new Error('pool is closed');
     const values = this.#values(params);
@@ -161,12 +161,12 @@ export class PostgresAdapter implements DriverAdapter {
     let complete = false;
     let failed: Error | undefined;
     try {
-      // A cursor (a portal read `streamBatchSize` rows per round trip) keeps memory flat however large the result.
+      // A cursor (a portal read `batchSize` rows per round trip) keeps memory flat however large the result.
       const cursor = client.query(new Cursor<Row>(sql, values));
       for (;;) {
-        const rows = await cursor.read(streamBatchSize);
+        const rows = await cursor.read(batchSize);
         // A short batch means the server reported the end of the result: the connection is idle again.
-        complete = rows.length < streamBatchSize;
+        complete = rows.length < batchSize;
         if (rows.length > 0) yield rows;
         if (complete) return;
       }
