@@ -176,7 +176,9 @@ describe.each(kinds)('%s resource methods', (kind: Kind) => {
     void resource.query('SELECT * FROM no_such_table_here', record);
     void resource.read(table, {}, record);
     await resource.insert(table, { name: 'cb' }, record).catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The other three settle on their own time; give them until a generous deadline, then a turn more for stray rejections.
+    for (const deadline = Date.now() + 5000; calls.length < 4 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 50));
     process.off('unhandledRejection', onUnhandled);
     expect(unhandled).toEqual([]);
     expect(calls).toHaveLength(4);

@@ -3,7 +3,7 @@ import { createApp, type App } from '../../src';
 import { call } from '../support/http';
 import { kinds, q, rawQuery, resourceConfig, uniqueName, type Kind, digitsTable } from '../support/servers';
 
-const sleepSql: Record<Kind, string> = { mysql: 'SELECT SLEEP(0.5) AS slept', postgres: 'SELECT pg_sleep(0.5)::text AS slept' };
+const sleepSql: Record<Kind, string> = { mysql: 'SELECT SLEEP(1) AS slept', postgres: 'SELECT pg_sleep(1)::text AS slept' };
 const fillSql: Record<Kind, (table: string) => string> = {
   mysql: (table) =>
     `INSERT INTO ${table} (n, label) SELECT a.d * 10000 + b.d * 1000 + c.d * 100 + e.d * 10 + f.d, CONCAT('row "', a.d, b.d, c.d, e.d, f.d, '" été') ` +
@@ -98,7 +98,8 @@ describe.each(kinds)('%s host shutdown', (kind: Kind) => {
     });
     await app.start({ port: 0 });
     const pending = Promise.all([call(app, 'GET', '/slow'), call(app, 'GET', '/slow')]);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Long enough for both requests to reach the server even on a loaded machine, well within the sleep.
+    await new Promise((resolve) => setTimeout(resolve, 300));
     await app.stop();
     const answers = await pending;
     expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
