@@ -21,7 +21,8 @@ describe.each(kinds)('%s list: small results whole, long ones streamed', (kind: 
         endpoints: [
           { path: '/numbers', endpoint: 'list', resource: 'db', sql: `SELECT n FROM ${q(kind, numbers)} WHERE n <= {{count}} ORDER BY n` },
           { path: '/numbers-in-pairs', endpoint: 'list', resource: 'pairs', sql: `SELECT n FROM ${q(kind, numbers)} WHERE n <= {{count}} ORDER BY n` },
-          // The subquery finds ten rows where n = at: the statement fails at that row, after sending the ones before it.
+          // The subquery finds ten rows where n = at: the statement fails at that row, after sending the ones before it
+          // (no ORDER BY, so nothing is sorted first; both servers scan this freshly filled table in n order).
           {
             path: '/failing',
             endpoint: 'list',
