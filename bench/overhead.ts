@@ -1,5 +1,5 @@
 import type { ServerSettings } from '../src/config';
-import type { AdapterHooks, ColumnInfo, DriverAdapter, Row, StatementResult } from '../src/driver-adapter';
+import type { AdapterHooks, ColumnInfo, DriverAdapter, Row, StatementResult, StatementRunner } from '../src/driver-adapter';
 import { SqlResource } from '../src/sql-resource';
 import { round } from './stats';
 
@@ -11,10 +11,20 @@ import { round } from './stats';
  */
 const row = { id: 1, name: 'stub', qty: 1, price: '9.99', note: null, created_at: new Date(0) };
 const readResult: StatementResult = { rows: [row], hasResultSet: true, affectedRows: 1 };
+/** The columns of `bench_items` as the catalogue describes them, so typed binding is measured. */
+const benchColumns: ColumnInfo[] = [
+  { name: 'id', primaryKey: true, generated: true, type: 'integer', unique: true },
+  { name: 'name', primaryKey: false, generated: false, type: 'text', unique: false },
+  { name: 'qty', primaryKey: false, generated: false, type: 'integer', unique: false },
+  { name: 'price', primaryKey: false, generated: false, type: 'number', unique: false },
+  { name: 'note', primaryKey: false, generated: false, type: 'text', unique: false },
+  { name: 'created_at', primaryKey: false, generated: false, type: 'other', unique: false },
+];
 
 class StubAdapter implements DriverAdapter {
   readonly name = 'mysql';
   readonly supportsReturning = true;
+  readonly supportsUpdateReturning = false;
   placeholder(): string {
     return '?';
   }
@@ -28,8 +38,11 @@ class StubAdapter implements DriverAdapter {
   async *stream(): AsyncGenerator<Row[], void, undefined> {
     yield [row];
   }
+  transaction<T>(work: (run: StatementRunner) => Promise<T>): Promise<T> {
+    return work(() => this.run());
+  }
   async describeTable(): Promise<ColumnInfo[]> {
-    return [];
+    return benchColumns;
   }
   async close(): Promise<void> {}
 }

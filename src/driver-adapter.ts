@@ -21,11 +21,20 @@ export interface StatementResult {
   insertId?: number | string;
 }
 
+/**
+ * What a column's values are, as far as binding cares: a value is checked and bound for its
+ * column's type, so a number is never compared with a text key by cast (MySQL's `'FR' = 0`).
+ */
+export type ColumnType = 'integer' | 'number' | 'boolean' | 'text' | 'json' | 'other';
+
 export interface ColumnInfo {
   name: string;
   primaryKey: boolean;
   /** Filled by the database when omitted: auto-increment, serial, identity. */
   generated: boolean;
+  type: ColumnType;
+  /** The column alone is the primary key or has a unique index: a value names at most one row. */
+  unique: boolean;
 }
 
 /** How to write SQL for a dialect: enough for the builders and the template compiler. */
@@ -33,16 +42,26 @@ export interface SqlDialect {
   readonly name: 'mysql' | 'postgres';
   /** `INSERT … RETURNING *` is available, so an insert reads its row back in one trip. */
   readonly supportsReturning: boolean;
+  /** `UPDATE … RETURNING *` is available (PostgreSQL; not MariaDB nor MySQL). */
+  readonly supportsUpdateReturning: boolean;
   /** Bound-parameter marker for the 1-based position `index`. */
   placeholder(index: number): string;
   /** Quotes one identifier part, doubling embedded quote characters. */
   quoteIdentifier(part: string): string;
 }
 
+/** Runs statements on one connection (inside a transaction). */
+export type StatementRunner = (sql: string, params: readonly unknown[]) => Promise<StatementResult>;
+
 export interface DriverAdapter extends SqlDialect {
   /** Creates the pool and proves it with one round trip. */
   open(): Promise<void>;
   run(sql: string, params: readonly unknown[]): Promise<StatementResult>;
+  /**
+   * Runs `work` on one connection between BEGIN and COMMIT; ROLLBACK when it throws. The
+   * connection goes back to the pool outside any transaction, or is discarded.
+   */
+  transaction<T>(work: (run: StatementRunner) => Promise<T>): Promise<T>;
   /**
    * Runs a row-returning statement on a connection of its own and yields its rows in batches of
    * at most `batchSize`, reading the next batch only when asked (bounded memory). A batch

@@ -73,6 +73,16 @@ function objectBody(request: EndpointRequest): Record<string, unknown> {
   return body;
 }
 
+/** A call naming a row by its id: an id its key column cannot take is the client's INVALID_ID. */
+async function byId<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof SqlResourceError) || error.code !== 'INVALID_FILTER') throw error;
+    throw new SqlResourceError('INVALID_ID', error.message.replace(/^filter value for/, 'the id for'), { cause: error });
+  }
+}
+
 /** Template variables: the endpoint's configuration first, then path, then query string. */
 function templateLookup(config: Readonly<Record<string, unknown>>, request: EndpointRequest): (name: string) => unknown {
   return (name) => {
@@ -109,17 +119,11 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
 
   const selectRows = async (request: EndpointRequest): Promise<Row[]> => {
     if (template) return (await resource.query(template.sql, template.bind(templateLookup(config, request)))) as Row[];
-    return resource.read(table, { [idField]: requestId(request) });
+    return byId(() => resource.read(table, { [idField]: requestId(request) }));
   };
 
-  const checkColumns = async (body: Record<string, unknown>): Promise<void> => {
-    const known = new Set((await resource.columns(table)).map((column) => column.name));
-    if (known.size === 0) throw new SqlResourceError('DB_ERROR', `${label} failed: table '${table}' does not exist`);
-    const unknown = Object.keys(body).filter((column) => !known.has(column));
-    if (unknown.length > 0) throw new SqlResourceError('UNKNOWN_COLUMN', `unknown column${unknown.length > 1 ? 's' : ''} in ${table}: ${unknown.join(', ')}`);
-  };
-
-  const notFound = (id: unknown): SqlResourceError => new SqlResourceError('NOT_FOUND', `no row in ${table} with ${idField} = ${String(id)}`);
+  // Messages never echo the id: a client's value is not reflected back to it.
+  const notFound = (): SqlResourceError => new SqlResourceError('NOT_FOUND', `${label}: no row with this ${idField}`);
 
   const handlers: Record<EndpointKind, EndpointHandler> = {
     async list(request) {
@@ -139,13 +143,11 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
     },
     async readOne(request) {
       const [row] = await selectRows(request);
-      if (row === undefined) throw template ? new SqlResourceError('NOT_FOUND', `${label}: no row`) : notFound(requestId(request));
+      if (row === undefined) throw template ? new SqlResourceError('NOT_FOUND', `${label}: no row`) : notFound();
       return { statusCode: 200, message: `${label}: found`, data: row };
     },
     async create(request) {
-      const body = objectBody(request);
-      await checkColumns(body);
-      const row = await resource.insert(table, body);
+      const row = await resource.insert(table, objectBody(request));
       return { statusCode: 201, message: `${label}: created`, data: row };
     },
     async update(request) {
@@ -154,17 +156,16 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
       // An id taken from the body names the row; it is not a column to write unless it is the key.
       if (request.params.id === undefined && idField !== 'id') delete data.id;
       if (Object.keys(data).length === 0) throw bodyError('the request body must hold at least one column to update');
-      await checkColumns(data);
-      const { affectedRows } = await resource.update(table, data, { [idField]: id });
-      if (affectedRows === 0) throw notFound(id);
-      const [row] = await resource.read(table, { [idField]: data[idField] ?? id });
+      // One transaction: the whole body is checked first, more than one matching row rolls back (409).
+      const row = await byId(() => resource.updateOne(table, data, { [idField]: id }));
+      if (row === undefined) throw notFound();
       return { statusCode: 200, message: `${label}: updated`, data: row };
     },
     async delete(request) {
       const id = requestId(request);
-      const { affectedRows } = await resource.delete(table, { [idField]: id });
-      if (affectedRows === 0) throw notFound(id);
-      return { statusCode: 200, message: `${label}: deleted`, data: { [idField]: id, affectedRows } };
+      const { affectedRows } = await byId(() => resource.deleteOne(table, { [idField]: id }));
+      if (affectedRows === 0) throw notFound();
+      return { statusCode: 200, message: `${label}: deleted`, data: { [idField]: typeof id === 'bigint' ? id.toString() : id, affectedRows } };
     },
   };
   return handlers[definition.endpoint];

@@ -150,7 +150,7 @@ type Kind = 'select' | 'insert' | 'update' | 'delete';
 /** What decides a statement's SQL text. */
 interface ShapeKey {
   kind: Kind;
-  /** insert: whether the dialect reads the row back with RETURNING. */
+  /** insert, update: whether the row comes back with RETURNING. */
   returning: boolean;
   /** insert, update: the columns given a value, in order. */
   columns: string[];
@@ -187,7 +187,7 @@ function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
  * The shape of a call and its bound values; undefined when the input is one the composers
  * refuse (they then raise the error, as they always did).
  */
-function shapeOf(kind: Kind, dialect: SqlDialect, table: unknown, values: unknown, filter: unknown): Shape | undefined {
+function shapeOf(kind: Kind, table: unknown, values: unknown, filter: unknown, returning: boolean): Shape | undefined {
   if (typeof table !== 'string') return undefined;
   const params: unknown[] = [];
   let columns = noColumns;
@@ -225,7 +225,7 @@ function shapeOf(kind: Kind, dialect: SqlDialect, table: unknown, values: unknow
   } catch {
     return undefined;
   }
-  return { kind, returning: kind === 'insert' && dialect.supportsReturning, columns, where, forms, params };
+  return { kind, returning, columns, where, forms, params };
 }
 
 function cached(dialect: SqlDialect, table: unknown, shape: Shape | undefined): Statement | undefined {
@@ -265,22 +265,23 @@ function remembered(dialect: SqlDialect, table: unknown, shape: Shape | undefine
 }
 
 export function buildSelect(dialect: SqlDialect, table: unknown, filter: unknown): Statement {
-  const shape = shapeOf('select', dialect, table, undefined, filter);
+  const shape = shapeOf('select', table, undefined, filter, false);
   return cached(dialect, table, shape) ?? remembered(dialect, table, shape, composeSelect(dialect, table, filter));
 }
 
 export function buildInsert(dialect: SqlDialect, table: unknown, entry: unknown): Statement {
-  const shape = shapeOf('insert', dialect, table, entry, undefined);
+  const shape = shapeOf('insert', table, entry, undefined, dialect.supportsReturning);
   return cached(dialect, table, shape) ?? remembered(dialect, table, shape, composeInsert(dialect, table, entry));
 }
 
-export function buildUpdate(dialect: SqlDialect, table: unknown, data: unknown, filter: unknown): Statement {
-  const shape = shapeOf('update', dialect, table, data, filter);
-  return cached(dialect, table, shape) ?? remembered(dialect, table, shape, composeUpdate(dialect, table, data, filter));
+/** `returning`: the updated rows come back (only where `dialect.supportsUpdateReturning`). */
+export function buildUpdate(dialect: SqlDialect, table: unknown, data: unknown, filter: unknown, returning = false): Statement {
+  const shape = shapeOf('update', table, data, filter, returning);
+  return cached(dialect, table, shape) ?? remembered(dialect, table, shape, composeUpdate(dialect, table, data, filter, returning));
 }
 
 export function buildDelete(dialect: SqlDialect, table: unknown, filter: unknown): Statement {
-  const shape = shapeOf('delete', dialect, table, undefined, filter);
+  const shape = shapeOf('delete', table, undefined, filter, false);
   return cached(dialect, table, shape) ?? remembered(dialect, table, shape, composeDelete(dialect, table, filter));
 }
 
@@ -302,7 +303,7 @@ function composeInsert(dialect: SqlDialect, table: unknown, entry: unknown): Sta
   return { sql: `INSERT INTO ${into} (${names}) VALUES (${markers})${returning}`, params };
 }
 
-function composeUpdate(dialect: SqlDialect, table: unknown, data: unknown, filter: unknown): Statement {
+function composeUpdate(dialect: SqlDialect, table: unknown, data: unknown, filter: unknown, returning: boolean): Statement {
   const target = quoteTable(dialect, table);
   const { columns, values } = assignments('data', data);
   const params: unknown[] = [];
@@ -310,7 +311,7 @@ function composeUpdate(dialect: SqlDialect, table: unknown, data: unknown, filte
   for (let i = 0; i < columns.length; i++) {
     sets += `${i > 0 ? ', ' : ''}${quoteColumn(dialect, columns[i])} = ${bind(dialect, params, toStoredValue(values[i]))}`;
   }
-  return { sql: `UPDATE ${target} SET ${sets}${whereClause(dialect, filter, params)}`, params };
+  return { sql: `UPDATE ${target} SET ${sets}${whereClause(dialect, filter, params)}${returning ? ' RETURNING *' : ''}`, params };
 }
 
 function composeDelete(dialect: SqlDialect, table: unknown, filter: unknown): Statement {

@@ -1,10 +1,11 @@
 import createDebug, { type Debugger } from 'debug';
 import { EventEmitter } from 'eventemitter3';
 import { integerOption, parseResourceConfig, type ResourceConfig, type ServerSettings } from './config';
-import { defaultStreamBatchSize, type AdapterHooks, type ColumnInfo, type DriverAdapter, type Row, type StatementResult } from './driver-adapter';
+import { defaultStreamBatchSize, type AdapterHooks, type ColumnInfo, type DriverAdapter, type Row, type StatementResult, type StatementRunner } from './driver-adapter';
 import { SqlResourceError, fromDriverError, redact } from './errors';
 import { callbackOf, deliver, settle, type Callback } from './callback';
 import { buildDelete, buildInsert, buildSelect, buildUpdate, splitTableName, toStoredValue, type Filter, type Statement } from './sql-builder';
+import { tableShape, typedEntry, typedFilter, writtenKey, type TableShape } from './values';
 
 export interface QueryEvent {
   operation: string;
@@ -69,6 +70,10 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
   #inFlight = 0;
   #whenIdle: (() => void)[] = [];
   readonly #columns = new Map<string, Promise<ColumnInfo[]>>();
+  /** Tables whose columns have arrived, for binding without waiting a turn. */
+  readonly #tables = new Map<string, TableShape>();
+  /** When each table's columns were last read again because a call named a column they lack. */
+  readonly #refreshedAt = new Map<string, number>();
 
   constructor(id: string, config: unknown, kind: string, defaultPort: number) {
     super();
@@ -129,6 +134,7 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     }
     this.#adapter = adapter;
     this.#columns.clear();
+    this.#tables.clear();
     this.#state = 'started';
     this.afterStart();
     this.log('connected to %s:%d/%s', server.host, server.port, server.database);
@@ -249,6 +255,11 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     for (const resolve of waiting) resolve();
   };
 
+  /** Runs a statement built at once, or once the catalogue has answered: no extra turn when known. */
+  #runBuilt(adapter: DriverAdapter, statement: Statement | Promise<Statement>): Promise<StatementResult> {
+    return statement instanceof Promise ? statement.then((built) => this.run(adapter, built)) : this.run(adapter, statement);
+  }
+
   protected run(adapter: DriverAdapter, statement: Statement): Promise<StatementResult> {
     if (this.#logSql.enabled) this.#logSql('%s', statement.sql);
     if (this.#logParams.enabled) this.#logParams('%o', redactParams(statement.params, this.config.server.password));
@@ -260,11 +271,56 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     let cached = this.#columns.get(table);
     if (!cached) {
       const { schema, name } = splitTableName(table);
-      cached = this.execute('describe', table, (adapter) => adapter.describeTable(schema, name), (columns) => columns.length);
-      cached.catch(() => this.#columns.delete(table));
+      const reading = this.execute('describe', table, (adapter) => adapter.describeTable(schema, name), (columns) => columns.length);
+      cached = reading;
+      reading.then(
+        (columns) => {
+          if (this.#columns.get(table) !== reading) return;
+          // A table not there yet is asked again next time: one created later gets typed binding too.
+          if (columns.length === 0) this.#columns.delete(table);
+          else this.#tables.set(table, tableShape(columns, this.#adapter?.name === 'mysql'));
+        },
+        () => this.#columns.delete(table),
+      );
       this.#columns.set(table, cached);
     }
     return cached;
+  }
+
+  /**
+   * The catalogue's shape of `table` for typed binding: at once when known, else after one
+   * read of the catalogue. Undefined for a table the catalogue does not know (the statement
+   * then fails as the database says) or a name that is not a string (the builder refuses it).
+   */
+  #tableShape(table: unknown): TableShape | Promise<TableShape | undefined> | undefined {
+    if (typeof table !== 'string') return undefined;
+    const known = this.#tables.get(table);
+    if (known !== undefined) return known;
+    return this.columns(table).then((columns) => (columns.length > 0 ? tableShape(columns, this.#adapter?.name === 'mysql') : undefined));
+  }
+
+  /**
+   * Runs `bind` with the table's shape; when it refuses a column the cached catalogue does not
+   * hold, reads the catalogue again (at most once a second per table: a column added by
+   * ALTER TABLE is then known) and tries once more.
+   */
+  #withShape<T>(table: unknown, bind: (shape: TableShape | undefined) => T): T | Promise<T> {
+    const shape = this.#tableShape(table);
+    const attempt = (known: TableShape | undefined): T | Promise<T> => {
+      try {
+        return bind(known);
+      } catch (error) {
+        const now = Date.now();
+        const last = this.#refreshedAt.get(table as string) ?? 0;
+        if (!(error instanceof SqlResourceError) || error.code !== 'UNKNOWN_COLUMN' || now - last < 1000) throw error;
+        this.#refreshedAt.set(table as string, now);
+        this.#columns.delete(table as string);
+        this.#tables.delete(table as string);
+        const again = this.#tableShape(table);
+        return again instanceof Promise ? again.then(bind) : bind(again);
+      }
+    };
+    return shape instanceof Promise ? shape.then(attempt) : attempt(shape);
   }
 
   query(sql: string, callback?: Callback<Row[] | WriteResult>): Promise<Row[] | WriteResult>;
@@ -318,7 +374,9 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
   }
 
   read(table: string, filter: Filter, callback?: Callback<Row[]>): Promise<Row[]> {
-    return this.#execute('read', table, (adapter) => this.run(adapter, buildSelect(adapter, table, filter)), rowsOf, countRows, callback, Delivery.Response);
+    const work = (adapter: DriverAdapter): Promise<StatementResult> =>
+      this.#runBuilt(adapter, this.#withShape(table, (shape) => buildSelect(adapter, table, shape ? typedFilter(shape, table, filter) : filter)));
+    return this.#execute('read', table, work, rowsOf, countRows, callback, Delivery.Response);
   }
 
   /** Alias of `read`, as one sample of the reference engine's docs calls it. */
@@ -327,8 +385,10 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
   }
 
   insert(table: string, entry: Row, callback?: Callback<Row>): Promise<Row> {
-    const work = (adapter: DriverAdapter): Promise<StatementResult> =>
-      adapter.supportsReturning ? this.run(adapter, buildInsert(adapter, table, entry)) : this.#insertAndReadBack(adapter, table, entry);
+    const work = async (adapter: DriverAdapter): Promise<StatementResult> => {
+      const typed = await this.#withShape(table, (shape) => (shape ? typedEntry(shape, table, entry) : entry));
+      return adapter.supportsReturning ? this.run(adapter, buildInsert(adapter, table, typed)) : this.#insertAndReadBack(adapter, table, typed);
+    };
     return this.#execute('insert', table, work, firstRow, one, callback, Delivery.Response);
   }
 
@@ -353,13 +413,69 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
   }
 
   update(table: string, data: Row, filter: Filter, callback?: Callback<AffectedRows>): Promise<AffectedRows> {
-    const work = (adapter: DriverAdapter): Promise<StatementResult> => this.run(adapter, buildUpdate(adapter, table, data, filter));
+    const work = (adapter: DriverAdapter): Promise<StatementResult> =>
+      this.#runBuilt(
+        adapter,
+        this.#withShape(table, (shape) => buildUpdate(adapter, table, shape ? typedEntry(shape, table, data) : data, shape ? typedFilter(shape, table, filter) : filter)),
+      );
     return this.#execute('update', table, work, affectedRowsOf, countAffected, callback, Delivery.Response);
   }
 
   delete(table: string, filter: Filter, callback?: (error: Error | null) => void): Promise<AffectedRows> {
-    const work = (adapter: DriverAdapter): Promise<StatementResult> => this.run(adapter, buildDelete(adapter, table, filter));
+    const work = (adapter: DriverAdapter): Promise<StatementResult> =>
+      this.#runBuilt(adapter, this.#withShape(table, (shape) => buildDelete(adapter, table, shape ? typedFilter(shape, table, filter) : filter)));
     return this.#execute('delete', table, work, affectedRowsOf, countAffected, callback as Callback<AffectedRows> | undefined, Delivery.ErrorOnly);
+  }
+
+  /**
+   * Updates the one row `filter` names, in a transaction: when the filter matches more than one
+   * row, nothing changes and the call fails with `NOT_UNIQUE` (409). Answers the row as written
+   * (RETURNING, or read back in the same transaction by the key it now has), or `undefined`
+   * when no row matched. The update endpoint runs on it.
+   */
+  updateOne(table: string, data: Row, filter: Filter, callback?: Callback<Row | undefined>): Promise<Row | undefined> {
+    const work = async (adapter: DriverAdapter): Promise<Row | undefined> => {
+      const { values, key, readBack } = await this.#withShape(table, (shape) => ({
+        values: shape ? typedEntry(shape, table, data) : data,
+        key: shape ? typedFilter(shape, table, filter) : filter,
+        readBack: shape ? writtenKey(shape, data, typedFilter(shape, table, filter)) : filter,
+      }));
+      return adapter.transaction(async (runInTransaction) => {
+        const run = this.#logged(runInTransaction);
+        const returning = adapter.supportsUpdateReturning;
+        const result = await run(buildUpdate(adapter, table, values, key, returning));
+        const matched = returning ? result.rows.length : result.affectedRows;
+        if (matched > 1) throw notUnique('update', table, matched);
+        if (matched === 0) return undefined;
+        return returning ? result.rows[0] : (await run(buildSelect(adapter, table, readBack))).rows[0];
+      });
+    };
+    return this.#execute('updateOne', table, work, same, countOne, callback, Delivery.Response);
+  }
+
+  /**
+   * Deletes the one row `filter` names, in a transaction: when it matches more than one row,
+   * nothing is deleted and the call fails with `NOT_UNIQUE` (409). The delete endpoint runs on it.
+   */
+  deleteOne(table: string, filter: Filter, callback?: Callback<AffectedRows>): Promise<AffectedRows> {
+    const work = async (adapter: DriverAdapter): Promise<AffectedRows> => {
+      const key = await this.#withShape(table, (shape) => (shape ? typedFilter(shape, table, filter) : filter));
+      return adapter.transaction(async (runInTransaction) => {
+        const { affectedRows } = await this.#logged(runInTransaction)(buildDelete(adapter, table, key));
+        if (affectedRows > 1) throw notUnique('delete', table, affectedRows);
+        return { affectedRows };
+      });
+    };
+    return this.#execute('deleteOne', table, work, same, countAffected, callback, Delivery.Response);
+  }
+
+  /** A transaction's runner that logs like `run`. */
+  #logged(run: StatementRunner): (statement: Statement) => Promise<StatementResult> {
+    return (statement) => {
+      if (this.#logSql.enabled) this.#logSql('%s', statement.sql);
+      if (this.#logParams.enabled) this.#logParams('%o', redactParams(statement.params, this.config.server.password));
+      return run(statement.sql, statement.params);
+    };
   }
 }
 
@@ -394,6 +510,14 @@ function storedForm(entry: Row): Row {
   const stored: Row = {};
   for (const [column, value] of Object.entries(entry)) if (value !== undefined) stored[column] = toStoredValue(value);
   return stored;
+}
+
+function countOne(row: Row | undefined): number {
+  return row === undefined ? 0 : 1;
+}
+
+function notUnique(operation: string, table: string, matched: number): SqlResourceError {
+  return new SqlResourceError('NOT_UNIQUE', `${operation} on ${table} refused: the key matches ${matched} rows, so nothing was changed`);
 }
 
 function countRows(result: Row[] | WriteResult): number {

@@ -3,9 +3,21 @@
  *
  * The template is tokenized once with the quoting rules of its dialect, so a placeholder is
  * recognised only where it can stand for a value: bare in the SQL text, or inside a string
- * literal. Comments and postgres dollar-quoted strings are copied untouched.
+ * literal. Comments and postgres dollar-quoted strings are copied untouched. A placeholder that
+ * is the operand of LIMIT, OFFSET or FETCH FIRST/NEXT is a row count: `bind` accepts only a
+ * non-negative safe integer for it, on both dialects.
  */
+import { SqlResourceError } from './errors';
+
 export type Dialect = 'mysql' | 'postgres';
+
+/**
+ * What a parameter's value must be. `value`: anything, bound as given. `non-negative-integer`:
+ * the placeholder is the row count or offset of LIMIT, OFFSET or FETCH FIRST/NEXT; its value must
+ * be a safe integer ≥ 0 (a number, a bigint or a canonical string of decimal digits) and is
+ * bound as a number.
+ */
+export type ParameterRule = 'value' | 'non-negative-integer';
 
 /** A template parsed once per endpoint; binding it per request does no parsing. */
 export interface CompiledTemplate {
@@ -15,7 +27,13 @@ export interface CompiledTemplate {
   readonly parameterNames: readonly string[];
   /** Distinct variable names the template needs. */
   readonly variables: readonly string[];
-  /** Parameter values in order, looking each name up with `lookup`. */
+  /** The rule of each bound parameter, in parameter order (parallel to `parameterNames`). */
+  readonly parameterRules: readonly ParameterRule[];
+  /**
+   * Parameter values in order, looking each name up with `lookup`.
+   * @throws SqlResourceError `TEMPLATE_VARIABLE` (400) when a value breaks its parameter's rule;
+   * the message names the variable and the rule, never the value.
+   */
   bind(lookup: (name: string) => unknown): unknown[];
 }
 
@@ -40,14 +58,68 @@ export class TemplateError extends Error {
  */
 export function compileTemplate(template: string, dialect: Dialect): CompiledTemplate {
   const scanner = dialect === 'mysql' ? new MysqlScanner(template) : new PostgresScanner(template);
-  const { sql, parameterNames } = scanner.compile();
+  const { sql, parameterNames, parameterRules } = scanner.compile();
   const variables = [...new Set(parameterNames)];
   return Object.freeze({
     sql,
     parameterNames: Object.freeze(parameterNames),
     variables: Object.freeze(variables),
-    bind: (lookup: (name: string) => unknown): unknown[] => parameterNames.map((name) => lookup(name)),
+    parameterRules: Object.freeze(parameterRules),
+    bind: binder(parameterNames, parameterRules),
   });
+}
+
+type Converter = (value: unknown) => unknown;
+
+/** `bind` for these parameters, with each rule's converter chosen once, here. */
+function binder(names: readonly string[], rules: readonly ParameterRule[]): CompiledTemplate['bind'] {
+  if (rules.every((rule) => rule === 'value')) return (lookup) => names.map((name) => lookup(name));
+  const converters = rules.map((rule, i): Converter | undefined =>
+    rule === 'value' ? undefined : nonNegativeIntegerConverter(names[i]),
+  );
+  return (lookup) => {
+    const values = new Array<unknown>(names.length);
+    for (let i = 0; i < names.length; i += 1) {
+      const value = lookup(names[i]);
+      const convert = converters[i];
+      values[i] = convert === undefined ? value : convert(value);
+    }
+    return values;
+  };
+}
+
+/** Canonical decimal digits, at most 16 of them (Number.MAX_SAFE_INTEGER has 16). */
+const CANONICAL_DIGITS = /^(?:0|[1-9][0-9]{0,15})$/;
+const MAX_SAFE_BIGINT = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * A safe integer ≥ 0 as a number, or undefined. Accepted: an integer number, a bigint, or a
+ * string in canonical form (no sign, space, leading zero, fraction or exponent).
+ */
+export function toNonNegativeInteger(value: unknown): number | undefined {
+  switch (typeof value) {
+    case 'number':
+      // `+ 0` turns -0 into 0
+      return Number.isSafeInteger(value) && value >= 0 ? value + 0 : undefined;
+    case 'string': {
+      if (!CANONICAL_DIGITS.test(value)) return undefined;
+      const parsed = Number(value);
+      return parsed <= Number.MAX_SAFE_INTEGER ? parsed : undefined;
+    }
+    case 'bigint':
+      return value >= 0 && value <= MAX_SAFE_BIGINT ? Number(value) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function nonNegativeIntegerConverter(name: string): Converter {
+  const message = `template variable '${name}' must be a non-negative integer (LIMIT/OFFSET)`;
+  return (value) => {
+    const converted = toNonNegativeInteger(value);
+    if (converted === undefined) throw new SqlResourceError('TEMPLATE_VARIABLE', message);
+    return converted;
+  };
 }
 
 const VARIABLE_NAME = /^[A-Za-z0-9_.-]+$/;
@@ -125,6 +197,24 @@ function describePosition(source: string, index: number): string {
 }
 
 /**
+ * Where the scanner stands in a row-limiting clause; only whitespace and comments keep the
+ * state, any other token moves it on.
+ */
+const enum Clause {
+  None,
+  /** After LIMIT: the count, or on MySQL the offset of `LIMIT offset, count`. */
+  LimitOperand,
+  /** After `LIMIT x`: a comma makes the next operand the count of `LIMIT offset, count`. */
+  AfterLimitOperand,
+  /** After OFFSET, FETCH FIRST/NEXT, or `LIMIT x,`: the operand is a row count or offset. */
+  CountOperand,
+  /** After FETCH: FIRST or NEXT comes before the count. */
+  Fetch,
+  /** After `LIMIT [x] ROWS` (MariaDB's `LIMIT ROWS EXAMINED n`): EXAMINED comes before the count. */
+  LimitRows,
+}
+
+/**
  * Single-pass tokenizer shared by the dialects. Text the template does not change stays
  * "pending" and is copied in one slice when the next rewritten token is emitted.
  */
@@ -133,15 +223,17 @@ abstract class TemplateScanner {
   private pendingFrom = 0;
   private readonly sqlParts: string[] = [];
   private readonly parameterNames: string[] = [];
+  private readonly parameterRules: ParameterRule[] = [];
+  private clause = Clause.None;
 
   constructor(protected readonly source: string) {}
 
-  compile(): { sql: string; parameterNames: string[] } {
+  compile(): { sql: string; parameterNames: string[]; parameterRules: ParameterRule[] } {
     while (this.pos < this.source.length) {
-      if (!this.scanToken()) this.pos += 1;
+      if (!this.scanToken()) this.scanPlainCharacter();
     }
     this.sqlParts.push(this.source.slice(this.pendingFrom));
-    return { sql: this.sqlParts.join(''), parameterNames: this.parameterNames };
+    return { sql: this.sqlParts.join(''), parameterNames: this.parameterNames, parameterRules: this.parameterRules };
   }
 
   /** Consumes the token at the cursor and returns true, or returns false for a plain character. */
@@ -163,7 +255,7 @@ abstract class TemplateScanner {
   protected scanBarePlaceholder(): boolean {
     const start = this.pos;
     const name = this.readPlaceholder();
-    this.replaceToken(start, this.bindVariable(name));
+    this.replaceToken(start, this.bindOperand(name));
     return true;
   }
 
@@ -173,14 +265,39 @@ abstract class TemplateScanner {
     return this.source.slice(start, this.pos);
   }
 
+  /**
+   * Moves the clause state past a plain word (not a literal prefix):
+   * LIMIT, OFFSET, FETCH FIRST/NEXT and LIMIT … ROWS EXAMINED announce a row count, any other
+   * word ends the clause.
+   */
+  protected noteWord(word: string): void {
+    const keyword = word.toUpperCase();
+    const clause = this.clause;
+    if (keyword === 'LIMIT') this.clause = Clause.LimitOperand;
+    else if (keyword === 'OFFSET') this.clause = Clause.CountOperand;
+    else if (keyword === 'FETCH') this.clause = Clause.Fetch;
+    else if (clause === Clause.Fetch && (keyword === 'FIRST' || keyword === 'NEXT')) this.clause = Clause.CountOperand;
+    else if ((clause === Clause.LimitOperand || clause === Clause.AfterLimitOperand) && keyword === 'ROWS') this.clause = Clause.LimitRows;
+    else if (clause === Clause.LimitRows && keyword === 'EXAMINED') this.clause = Clause.CountOperand;
+    else this.clause = Clause.None;
+  }
+
+  /** A token that is not a row count (a literal, an identifier, a dollar string) ends the clause. */
+  protected noteOtherToken(): void {
+    this.clause = Clause.None;
+  }
+
   /** A string literal opening at the cursor; `start` is earlier when a prefix such as E belongs to it. */
   protected scanStringLiteral(start: number, style: LiteralStyle): boolean {
     const segments = this.scanQuotedBody(style.backslashEscapes);
     const variable = this.firstVariable(segments);
-    if (!variable) return true;
-    if (segments.length === 1) {
-      this.replaceToken(start, this.bindVariable(variable.name));
-    } else {
+    if (variable && segments.length === 1) {
+      // `LIMIT '{{n}}'` compiles to `LIMIT ?` as the bare form does, and gets its rule
+      this.replaceToken(start, this.bindOperand(variable.name));
+      return true;
+    }
+    this.noteOtherToken();
+    if (variable) {
       const pieces = segments.map((segment) => this.concatPiece(segment, style));
       this.replaceToken(start, this.concatenation(pieces));
     }
@@ -193,6 +310,7 @@ abstract class TemplateScanner {
     if (variable) {
       this.fail(`a placeholder inside a ${prefix}-prefixed literal is not supported`, variable.at, variable.name);
     }
+    this.noteOtherToken();
     return true;
   }
 
@@ -201,11 +319,14 @@ abstract class TemplateScanner {
     const start = this.pos;
     const segments = this.scanQuotedBody(false, 'quoted identifier');
     const variable = this.firstVariable(segments);
-    if (!variable) return true;
+    if (!variable) {
+      this.noteOtherToken();
+      return true;
+    }
     if (!valueIfWhole || segments.length !== 1) {
       this.fail('placeholders bind values, not identifiers', variable.at, variable.name);
     }
-    this.replaceToken(start, this.bindVariable(variable.name));
+    this.replaceToken(start, this.bindOperand(variable.name));
     return true;
   }
 
@@ -291,8 +412,34 @@ abstract class TemplateScanner {
       : { sql: this.bindVariable(segment.name), isParameter: true };
   }
 
-  private bindVariable(name: string): string {
+  /**
+   * A character no token starts with, at the cursor. Whitespace keeps the clause state; the
+   * digits of `LIMIT 10, {{n}}` and the comma after them lead to the count; anything else
+   * ends the clause.
+   */
+  private scanPlainCharacter(): void {
+    const c = this.char();
+    this.pos += 1;
+    if (c <= ' ') return;
+    if (this.clause === Clause.LimitOperand && isDigit(c)) {
+      while (this.pos < this.source.length && isDigit(this.char())) this.pos += 1;
+      this.clause = Clause.AfterLimitOperand;
+    } else {
+      this.clause = this.clause === Clause.AfterLimitOperand && c === ',' ? Clause.CountOperand : Clause.None;
+    }
+  }
+
+  /** A placeholder that is a whole operand: a row count or offset when the clause says so. */
+  private bindOperand(name: string): string {
+    const clause = this.clause;
+    const isCount = clause === Clause.LimitOperand || clause === Clause.CountOperand;
+    this.clause = clause === Clause.LimitOperand ? Clause.AfterLimitOperand : Clause.None;
+    return this.bindVariable(name, isCount ? 'non-negative-integer' : 'value');
+  }
+
+  private bindVariable(name: string, rule: ParameterRule = 'value'): string {
     this.parameterNames.push(name);
+    this.parameterRules.push(rule);
     return this.parameterMarker(this.parameterNames.length);
   }
 
@@ -350,6 +497,7 @@ class MysqlScanner extends TemplateScanner {
     if ((next === "'" || next === '"') && MYSQL_LITERAL_PREFIX.test(word)) {
       return this.scanPrefixedLiteral(word, true);
     }
+    this.noteWord(word);
     return true;
   }
 }
@@ -398,6 +546,7 @@ class PostgresScanner extends TemplateScanner {
       this.pos += 1;
       return this.char() === "'" ? this.scanPrefixedLiteral('U&', false) : this.scanQuotedIdentifier(false);
     }
+    this.noteWord(word);
     return true;
   }
 
@@ -413,6 +562,7 @@ class PostgresScanner extends TemplateScanner {
     const close = this.source.indexOf(delimiter, tagEnd + 1);
     if (close < 0) this.fail('unterminated dollar-quoted string', start);
     this.pos = close + delimiter.length;
+    this.noteOtherToken();
     return true;
   }
 

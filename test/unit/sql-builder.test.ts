@@ -1,10 +1,11 @@
 import type { SqlDialect } from '../../src/driver-adapter';
 import { buildDelete, buildInsert, buildSelect, buildUpdate } from '../../src/sql-builder';
 
-const mysql: SqlDialect = { name: 'mysql', supportsReturning: false, placeholder: () => '?', quoteIdentifier: (part) => '`' + part.replace(/`/g, '``') + '`' };
+const mysql: SqlDialect = { name: 'mysql', supportsReturning: false, supportsUpdateReturning: false, placeholder: () => '?', quoteIdentifier: (part) => '`' + part.replace(/`/g, '``') + '`' };
 const postgres: SqlDialect = {
   name: 'postgres',
   supportsReturning: true,
+  supportsUpdateReturning: true,
   placeholder: (index) => `$${index}`,
   quoteIdentifier: (part) => '"' + part.replace(/"/g, '""') + '"',
 };

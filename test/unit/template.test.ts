@@ -1,4 +1,5 @@
-import { compileTemplate, Dialect, TemplateError } from '../../src/template';
+import { SqlResourceError } from '../../src/errors';
+import { compileTemplate, Dialect, ParameterRule, TemplateError } from '../../src/template';
 
 interface Expected {
   readonly sql: string;
@@ -424,5 +425,181 @@ describe('TemplateError', () => {
     expect(error.reason).toBe('missing value');
     expect(error.variable).toBe('q');
     expect(error.message).toBe('template variable "q": missing value');
+  });
+});
+
+const ANY: ParameterRule = 'value';
+const COUNT: ParameterRule = 'non-negative-integer';
+
+interface RuleCase {
+  readonly title: string;
+  readonly template: string;
+  readonly rules: readonly ParameterRule[];
+}
+
+const sharedRuleCases: readonly RuleCase[] = [
+  { title: 'LIMIT', template: 'SELECT * FROM t ORDER BY id LIMIT {{n}}', rules: [COUNT] },
+  { title: 'LIMIT and OFFSET', template: 'SELECT * FROM t ORDER BY id LIMIT {{n}} OFFSET {{o}}', rules: [COUNT, COUNT] },
+  { title: 'OFFSET after a literal LIMIT', template: 'SELECT * FROM t ORDER BY id LIMIT 10 OFFSET {{o}}', rules: [COUNT] },
+  { title: 'lowercase and mixed-case keywords', template: 'select * from t limit {{n}} OfFsEt {{o}}', rules: [COUNT, COUNT] },
+  {
+    title: 'comments and line breaks between keyword and placeholder',
+    template: 'SELECT * FROM t LIMIT /* page size */\n  -- from the query string\n\t{{n}} OFFSET/**/{{o}}',
+    rules: [COUNT, COUNT],
+  },
+  { title: 'a single-quoted placeholder as the operand', template: "SELECT * FROM t LIMIT '{{n}}'", rules: [COUNT] },
+  { title: 'a double-quoted placeholder as the operand', template: 'SELECT * FROM t LIMIT "{{n}}"', rules: [COUNT] },
+  { title: 'LIMIT in a subquery', template: 'SELECT * FROM (SELECT * FROM t LIMIT {{n}}) s WHERE s.a = {{a}}', rules: [COUNT, ANY] },
+  { title: 'a placeholder in WHERE', template: 'SELECT * FROM t WHERE x = {{n}} LIMIT 5', rules: [ANY] },
+  { title: 'the same variable in WHERE and LIMIT', template: 'SELECT * FROM t WHERE x < {{n}} LIMIT {{n}}', rules: [ANY, COUNT] },
+  { title: "'LIMIT {{n}}' inside a string literal", template: "SELECT * FROM t WHERE note = 'LIMIT {{n}}'", rules: [ANY] },
+  { title: "a literal holding only the placeholder after 'LIMIT' in a string", template: "SELECT 'LIMIT', '{{n}}'", rules: [ANY] },
+  { title: 'LIMIT in a comment', template: 'SELECT * FROM t /* LIMIT */ WHERE a = {{n}} -- LIMIT\n', rules: [ANY] },
+  { title: 'a placeholder after a comma in the select list', template: 'SELECT {{a}}, {{b}} FROM t LIMIT 1', rules: [ANY, ANY] },
+  { title: 'an expression after LIMIT: only its first operand', template: 'SELECT * FROM t LIMIT {{n}} + {{m}}', rules: [COUNT, ANY] },
+  { title: 'a parenthesised expression after OFFSET', template: 'SELECT * FROM t OFFSET ({{page}} - 1) * {{size}}', rules: [ANY, ANY] },
+  { title: 'a concatenation after LIMIT', template: "SELECT * FROM t LIMIT '1{{n}}'", rules: [ANY] },
+  { title: 'a word containing LIMIT', template: 'SELECT * FROM t WHERE rate_limit_id IN ({{a}})', rules: [ANY] },
+  {
+    title: 'FETCH FIRST … ROWS ONLY after OFFSET … ROWS',
+    template: 'SELECT * FROM t ORDER BY id OFFSET {{o}} ROWS FETCH FIRST {{n}} ROWS ONLY',
+    rules: [COUNT, COUNT],
+  },
+  { title: 'fetch next … row only, lowercase', template: 'select * from t order by id fetch next {{n}} row only', rules: [COUNT] },
+  { title: 'FETCH FIRST ROW ONLY without a count', template: 'SELECT * FROM t WHERE a = {{a}} FETCH FIRST ROW ONLY', rules: [ANY] },
+];
+
+const dialectRuleCases: Record<Dialect, readonly RuleCase[]> = {
+  mysql: [
+    { title: 'LIMIT offset, count', template: 'SELECT * FROM t ORDER BY id LIMIT {{a}}, {{b}}', rules: [COUNT, COUNT] },
+    { title: 'LIMIT literal, count', template: 'SELECT * FROM t ORDER BY id LIMIT 10,{{b}}', rules: [COUNT] },
+    { title: 'LIMIT offset, count with # comments between', template: 'SELECT * FROM t LIMIT {{a}} # offset\n, # count\n {{b}}', rules: [COUNT, COUNT] },
+    { title: 'a backquoted identifier named limit', template: 'SELECT `limit`, {{a}} FROM t', rules: [ANY] },
+    { title: "MariaDB's LIMIT ROWS EXAMINED", template: 'SELECT * FROM t LIMIT {{n}} ROWS EXAMINED {{m}}', rules: [COUNT, COUNT] },
+    { title: 'LIMIT ROWS EXAMINED alone', template: 'SELECT * FROM t LIMIT ROWS EXAMINED {{m}}', rules: [COUNT] },
+  ],
+  postgres: [
+    { title: 'an E-string placeholder as the operand', template: "SELECT * FROM t LIMIT E'{{n}}'", rules: [COUNT] },
+    { title: 'a cast on the operand', template: 'SELECT * FROM t LIMIT {{n}}::int', rules: [COUNT] },
+    { title: 'LIMIT in a dollar-quoted string', template: 'SELECT $$ LIMIT $$, {{n}}', rules: [ANY] },
+    { title: 'a quoted identifier named limit', template: 'SELECT "limit", {{a}} FROM t', rules: [ANY] },
+    { title: 'LIMIT ALL then a placeholder', template: 'SELECT * FROM t LIMIT ALL OFFSET {{o}}', rules: [COUNT] },
+  ],
+};
+
+describe.each(DIALECTS)('LIMIT and OFFSET slots (%s)', (dialect) => {
+  it.each([...sharedRuleCases, ...dialectRuleCases[dialect]])('recognises $title', ({ template, rules }) => {
+    const compiled = compileTemplate(template, dialect);
+    expect(compiled.parameterRules).toEqual(rules);
+    expect(compiled.parameterRules).toHaveLength(compiled.parameterNames.length);
+  });
+
+  it('keeps the SQL text as it was', () => {
+    const compiled = compileTemplate("SELECT * FROM t LIMIT '{{n}}' OFFSET {{o}}", dialect);
+    expect(compiled.sql).toBe(dialect === 'mysql' ? 'SELECT * FROM t LIMIT ? OFFSET ?' : 'SELECT * FROM t LIMIT $1 OFFSET $2');
+  });
+
+  const limited = compileTemplate('SELECT * FROM t WHERE x = {{x}} ORDER BY id LIMIT {{n}}', dialect);
+  const bindN = (n: unknown): unknown[] => limited.bind((name) => (name === 'n' ? n : 'x-value'));
+
+  it.each([
+    [0, 0],
+    [7, 7],
+    [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+    ['0', 0],
+    ['2', 2],
+    ['10', 10],
+    ['9007199254740991', Number.MAX_SAFE_INTEGER],
+    [5n, 5],
+  ])('binds %p as the number %p', (value, number) => {
+    const bound = bindN(value);
+    expect(bound).toEqual(['x-value', number]);
+    expect(typeof bound[1]).toBe('number');
+  });
+
+  it('binds -0 as 0', () => {
+    expect(Object.is(bindN(-0)[1], 0)).toBe(true);
+  });
+
+  it.each([
+    ['a negative number', -1],
+    ['a negative string', '-1'],
+    ['a plus sign', '+7'],
+    ['a fraction', 2.5],
+    ['a fractional string', '2.5'],
+    ['a trailing dot', '2.'],
+    ['an exponent', '1e1'],
+    ['an overflowing string', '99999999999999999999999'],
+    ['2^53 as a string', '9007199254740992'],
+    ['2^53 + 1 as a string', '9007199254740993'],
+    ['2^53 as a number', 2 ** 53],
+    ['a number past 2^53', 1e23],
+    ['a bigint past 2^53', 2n ** 53n],
+    ['a negative bigint', -1n],
+    ['a non-numeric string', 'abc'],
+    ['digits then text', '2abc'],
+    ['a leading space', ' 7'],
+    ['a trailing space', '7 '],
+    ['a trailing newline', '7\n'],
+    ['a leading zero', '07'],
+    ['two zeros', '00'],
+    ['a hexadecimal string', '0x10'],
+    ['an underscore separator', '1_000'],
+    ['non-ASCII digits', '\u0663'],
+    ['full-width digits', '\uff17'],
+    ['the empty string', ''],
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['null', null],
+    ['undefined', undefined],
+    ['a boolean', true],
+    ['an array of a number', [2]],
+    ['an array of a string', ['2']],
+    ['an object', { valueOf: () => 2 }],
+  ])('refuses %s with a 400 naming the variable and the rule, not the value', (_title, value) => {
+    let caught: unknown;
+    try {
+      bindN(value);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(SqlResourceError);
+    const error = caught as SqlResourceError;
+    expect(error.code).toBe('TEMPLATE_VARIABLE');
+    expect(error.statusCode).toBe(400);
+    expect(error.message).toBe("template variable 'n' must be a non-negative integer (LIMIT/OFFSET)");
+  });
+
+  it('checks only the slot occurrence of a variable used elsewhere too', () => {
+    const compiled = compileTemplate('SELECT * FROM t WHERE x < {{n}} LIMIT {{n}}', dialect);
+    expect(compiled.bind(() => '3')).toEqual(['3', 3]);
+    expect(() => compiled.bind(() => 'abc')).toThrow("template variable 'n' must be a non-negative integer (LIMIT/OFFSET)");
+  });
+
+  it('leaves values of other parameters untouched and looks each parameter up once', () => {
+    const compiled = compileTemplate('SELECT * FROM t WHERE a = {{a}} LIMIT {{n}} OFFSET {{o}}', dialect);
+    const object = { any: 'thing' };
+    const values: Record<string, unknown> = { a: object, n: '4', o: 0 };
+    const lookup = jest.fn((name: string) => values[name]);
+    const bound = compiled.bind(lookup);
+    expect(bound).toEqual([object, 4, 0]);
+    expect(bound[0]).toBe(object);
+    expect(lookup.mock.calls.map(([name]) => name)).toEqual(['a', 'n', 'o']);
+    expect(compiled.bind(lookup)).not.toBe(bound);
+  });
+
+  it('names the offending variable when several slots are bound', () => {
+    const compiled = compileTemplate('SELECT * FROM t LIMIT {{size}} OFFSET {{skip}}', dialect);
+    const values: Record<string, unknown> = { size: '10', skip: '-10' };
+    expect(() => compiled.bind((name) => values[name])).toThrow("template variable 'skip' must be a non-negative integer (LIMIT/OFFSET)");
+  });
+
+  it('lets an error of the lookup itself through', () => {
+    const missing = new Error('missing');
+    expect(() =>
+      limited.bind(() => {
+        throw missing;
+      }),
+    ).toThrow(missing);
   });
 });

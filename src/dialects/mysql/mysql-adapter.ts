@@ -1,17 +1,21 @@
 import { createPool } from 'mysql2';
 import type { ServerSettings } from '../../config';
-import type { AdapterHooks, ColumnInfo, DriverAdapter, Row, StatementResult } from '../../driver-adapter';
+import type { AdapterHooks, ColumnInfo, ColumnType, DriverAdapter, Row, StatementResult, StatementRunner } from '../../driver-adapter';
 
-/** The slice of a mysql2 pool this adapter uses. */
-interface MysqlPool {
+/** What runs a statement: the pool, or one connection of it. */
+interface MysqlQueryable {
   execute(sql: string, params: unknown[], callback: MysqlCallback): void;
   query(sql: string, params: unknown[], callback: MysqlCallback): void;
+}
+/** The slice of a mysql2 pool this adapter uses. */
+interface MysqlPool extends MysqlQueryable {
   getConnection(callback: (error: Error | null, connection: MysqlConnection) => void): void;
   end(callback: (error: Error | null) => void): void;
 }
-interface MysqlConnection {
+interface MysqlConnection extends MysqlQueryable {
   /** Without a callback, the statement reports through events: `result` per row, then `end`, or `error`. */
   execute(sql: string, params: unknown[]): NodeJS.EventEmitter;
+  execute(sql: string, params: unknown[], callback: MysqlCallback): void;
   /** Stops and restarts reading the socket, so a slow reader holds back a large result. */
   pause(): void;
   resume(): void;
@@ -36,6 +40,7 @@ const statementCacheSize = 256;
 export class MysqlAdapter implements DriverAdapter {
   readonly name = 'mysql';
   supportsReturning = false;
+  readonly supportsUpdateReturning = false;
   readonly #settings: ServerSettings;
   readonly #multipleStatements: boolean;
   #pool?: MysqlPool;
@@ -77,25 +82,52 @@ export class MysqlAdapter implements DriverAdapter {
   run(sql: string, params: readonly unknown[]): Promise<StatementResult> {
     const pool = this.#pool;
     if (!pool) return Promise.reject(new Error('pool is closed'));
+    return this.#runOn(pool, sql, params);
+  }
+
+  #runOn(target: MysqlQueryable, sql: string, params: readonly unknown[]): Promise<StatementResult> {
     return new Promise((resolve, reject) => {
       const done: MysqlCallback = (error, result) => (error ? reject(error) : resolve(toStatementResult(result)));
       const values = params as unknown[];
       // Values are always bound server-side (binary protocol); only value-free SQL may go as text,
       // which several statements in one text need.
-      if (values.length === 0 && this.#multipleStatements) return pool.query(sql, values, done);
-      pool.execute(sql, values, (error, result) => {
-        if (values.length === 0 && error?.errno === ER_UNSUPPORTED_PS) pool.query(sql, values, done);
+      if (values.length === 0 && this.#multipleStatements) return target.query(sql, values, done);
+      target.execute(sql, values, (error, result) => {
+        if (values.length === 0 && error?.errno === ER_UNSUPPORTED_PS) target.query(sql, values, done);
         else done(error, result);
       });
     });
   }
 
-  async *stream(sql: string, params: readonly unknown[], batchSize: number): AsyncGenerator<Row[], void, undefined> {
+  #connection(): Promise<MysqlConnection> {
     const pool = this.#pool;
-    if (!pool) throw new Error('pool is closed');
-    const connection = await new Promise<MysqlConnection>((resolve, reject) =>
-      pool.getConnection((error, pooled) => (error ? reject(error) : resolve(pooled))),
-    );
+    if (!pool) return Promise.reject(new Error('pool is closed'));
+    return new Promise<MysqlConnection>((resolve, reject) => pool.getConnection((error, pooled) => (error ? reject(error) : resolve(pooled))));
+  }
+
+  async transaction<T>(work: (run: StatementRunner) => Promise<T>): Promise<T> {
+    const connection = await this.#connection();
+    const control = (sql: string): Promise<StatementResult> =>
+      new Promise((resolve, reject) => connection.query(sql, [], (error, result) => (error ? reject(error) : resolve(toStatementResult(result)))));
+    let result: T;
+    try {
+      await control('START TRANSACTION');
+      result = await work((sql, params) => this.#runOn(connection, sql, params));
+      await control('COMMIT');
+    } catch (error) {
+      // A connection whose ROLLBACK failed may still hold the transaction: it never goes back to the pool.
+      await control('ROLLBACK').then(
+        () => connection.release(),
+        () => connection.destroy(),
+      );
+      throw error;
+    }
+    connection.release();
+    return result;
+  }
+
+  async *stream(sql: string, params: readonly unknown[], batchSize: number): AsyncGenerator<Row[], void, undefined> {
+    const connection = await this.#connection();
     let batch: Row[] = [];
     let ended = false;
     let failure: Error | undefined;
@@ -145,16 +177,20 @@ export class MysqlAdapter implements DriverAdapter {
 
   async describeTable(schema: string | undefined, table: string): Promise<ColumnInfo[]> {
     const { rows } = await this.run(
-      `SELECT COLUMN_NAME AS name, COLUMN_KEY AS columnKey, EXTRA AS extra
+      `SELECT COLUMN_NAME AS name, COLUMN_KEY AS columnKey, EXTRA AS extra, DATA_TYPE AS dataType, COLUMN_TYPE AS columnType
          FROM information_schema.COLUMNS
         WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?
         ORDER BY ORDINAL_POSITION`,
       [schema ?? null, table],
     );
+    const keyColumns = rows.filter((row) => row.columnKey === 'PRI').length;
     return rows.map((row) => ({
       name: String(row.name),
       primaryKey: row.columnKey === 'PRI',
       generated: /auto_increment/i.test(String(row.extra)),
+      type: mysqlColumnType(String(row.dataType), String(row.columnType)),
+      // UNI marks the first column of a unique index that holds it alone.
+      unique: (row.columnKey === 'PRI' && keyColumns === 1) || row.columnKey === 'UNI',
     }));
   }
 
@@ -164,6 +200,36 @@ export class MysqlAdapter implements DriverAdapter {
     if (!pool) return Promise.resolve();
     return new Promise((resolve, reject) => pool.end((error) => (error ? reject(error) : resolve())));
   }
+}
+
+const mysqlTypes: Readonly<Record<string, ColumnType>> = {
+  tinyint: 'integer',
+  smallint: 'integer',
+  mediumint: 'integer',
+  int: 'integer',
+  integer: 'integer',
+  bigint: 'integer',
+  decimal: 'number',
+  numeric: 'number',
+  float: 'number',
+  double: 'number',
+  real: 'number',
+  char: 'text',
+  varchar: 'text',
+  tinytext: 'text',
+  text: 'text',
+  mediumtext: 'text',
+  longtext: 'text',
+  // An ENUM compared with a number matches by index: its values are bound as text.
+  enum: 'text',
+  set: 'text',
+  json: 'json',
+};
+
+function mysqlColumnType(dataType: string, columnType: string): ColumnType {
+  // BOOLEAN is TINYINT(1).
+  if (/^tinyint\(1\)/i.test(columnType)) return 'boolean';
+  return mysqlTypes[dataType.toLowerCase()] ?? 'other';
 }
 
 /** MariaDB has had `INSERT … RETURNING` since 10.5; MySQL has none. */

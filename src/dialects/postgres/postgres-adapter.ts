@@ -1,7 +1,12 @@
-import { Pool, types as pgTypes, type PoolConfig, type QueryConfig, type QueryResult } from 'pg';
+import { Pool, types as pgTypes, type PoolClient, type PoolConfig, type QueryConfig, type QueryResult } from 'pg';
 import Cursor from 'pg-cursor';
 import type { ServerSettings } from '../../config';
-import type { AdapterHooks, ColumnInfo, DriverAdapter, Row, StatementResult } from '../../driver-adapter';
+import type { AdapterHooks, ColumnInfo, ColumnType, DriverAdapter, Row, StatementResult, StatementRunner } from '../../driver-adapter';
+
+/** What runs a statement: the pool, or one client of it (the slice of both this adapter uses). */
+interface PgQueryable {
+  query(query: QueryConfig, callback: (error: Error | undefined, result: QueryResult | undefined) => void): void;
+}
 
 const INT8_OID = 20;
 const TIMESTAMP_OID = 1114;
@@ -44,6 +49,27 @@ function timezoneCodec(timezone: string): { parse: (text: string) => Date | stri
   };
 }
 
+const postgresTypes: Readonly<Record<string, ColumnType>> = {
+  smallint: 'integer',
+  integer: 'integer',
+  bigint: 'integer',
+  numeric: 'number',
+  real: 'number',
+  'double precision': 'number',
+  boolean: 'boolean',
+  text: 'text',
+  'character varying': 'text',
+  character: 'text',
+  name: 'text',
+  citext: 'text',
+  json: 'json',
+  jsonb: 'json',
+};
+
+function postgresColumnType(dataType: string): ColumnType {
+  return postgresTypes[dataType] ?? 'other';
+}
+
 function toStatementResult(result: QueryResult): StatementResult {
   return { rows: result.rows, hasResultSet: result.fields.length > 0, affectedRows: result.rowCount ?? result.rows.length };
 }
@@ -51,6 +77,7 @@ function toStatementResult(result: QueryResult): StatementResult {
 export class PostgresAdapter implements DriverAdapter {
   readonly name = 'postgres';
   readonly supportsReturning = true;
+  readonly supportsUpdateReturning = true;
   readonly #settings: ServerSettings;
   readonly #hooks: AdapterHooks;
   readonly #statementNames = new Map<string, string>();
@@ -122,6 +149,32 @@ export class PostgresAdapter implements DriverAdapter {
   run(sql: string, params: readonly unknown[]): Promise<StatementResult> {
     const pool = this.#pool;
     if (!pool) return Promise.reject(new Error('pool is closed'));
+    return this.#runOn(pool as unknown as PgQueryable, sql, params);
+  }
+
+  async transaction<T>(work: (run: StatementRunner) => Promise<T>): Promise<T> {
+    const pool = this.#pool;
+    if (!pool) throw new Error('pool is closed');
+    const client: PoolClient = await pool.connect();
+    const target = client as unknown as PgQueryable;
+    let result: T;
+    try {
+      await client.query('BEGIN');
+      result = await work((sql, params) => this.#runOn(target, sql, params));
+      await client.query('COMMIT');
+    } catch (error) {
+      // A client whose ROLLBACK failed may still hold the transaction: it is discarded, not pooled.
+      await client.query('ROLLBACK').then(
+        () => client.release(),
+        (rollbackError: Error) => client.release(rollbackError),
+      );
+      throw error;
+    }
+    client.release();
+    return result;
+  }
+
+  #runOn(target: PgQueryable, sql: string, params: readonly unknown[]): Promise<StatementResult> {
     let values: unknown[];
     try {
       values = this.#values(params);
@@ -140,12 +193,12 @@ export class PostgresAdapter implements DriverAdapter {
           reject(shapeError);
         }
       };
-      pool.query(query, (error: Error | undefined, result: QueryResult | undefined) => {
+      target.query(query, (error: Error | undefined, result: QueryResult | undefined) => {
         // After a schema change a prepared `SELECT *` fails once per connection ("cached plan must
         // not change result type"): run it unnamed and give the text a fresh name for next time.
         if (error && query.name !== undefined && (error as { code?: string }).code === '0A000') {
           this.#statementNames.delete(sql);
-          pool.query({ text: sql, values }, settle);
+          target.query({ text: sql, values }, settle);
           return;
         }
         settle(error, result);
@@ -184,16 +237,27 @@ export class PostgresAdapter implements DriverAdapter {
     const { rows } = await this.run(
       `SELECT a.attname AS name,
               COALESCE(i.indisprimary, false) AS primary_key,
+              format_type(COALESCE(NULLIF(t.typbasetype, 0), a.atttypid), NULL) AS data_type,
+              EXISTS (SELECT 1 FROM pg_index u
+                       WHERE u.indrelid = a.attrelid AND u.indisunique AND u.indnkeyatts = 1
+                         AND u.indkey[0] = a.attnum AND u.indpred IS NULL) AS is_unique,
               (a.attidentity <> '' OR a.attgenerated <> ''
                  OR COALESCE(pg_get_expr(d.adbin, d.adrelid), '') LIKE 'nextval(%') AS generated
          FROM pg_attribute a
+         JOIN pg_type t ON t.oid = a.atttypid
          LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
          LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary AND a.attnum = ANY(i.indkey)
         WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
         ORDER BY a.attnum`,
       [qualified],
     );
-    return rows.map((row) => ({ name: String(row.name), primaryKey: row.primary_key === true, generated: row.generated === true }));
+    return rows.map((row) => ({
+      name: String(row.name),
+      primaryKey: row.primary_key === true,
+      generated: row.generated === true,
+      type: postgresColumnType(String(row.data_type)),
+      unique: row.is_unique === true,
+    }));
   }
 
   async close(): Promise<void> {
