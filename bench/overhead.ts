@@ -25,6 +25,7 @@ class StubAdapter implements DriverAdapter {
   readonly name = 'mysql';
   readonly supportsReturning = true;
   readonly supportsUpdateReturning = false;
+  readonly poolSize = 10;
   placeholder(): string {
     return '?';
   }

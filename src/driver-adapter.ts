@@ -54,9 +54,12 @@ export interface SqlDialect {
 export type StatementRunner = (sql: string, params: readonly unknown[]) => Promise<StatementResult>;
 
 export interface DriverAdapter extends SqlDialect {
+  /** Connections the pool holds at most. */
+  readonly poolSize: number;
   /** Creates the pool and proves it with one round trip. */
   open(): Promise<void>;
-  run(sql: string, params: readonly unknown[]): Promise<StatementResult>;
+  /** `signal`: when it aborts, the statement is cancelled on the server (see cancellation.ts). */
+  run(sql: string, params: readonly unknown[], signal?: AbortSignal): Promise<StatementResult>;
   /**
    * Runs `work` on one connection between BEGIN and COMMIT; ROLLBACK when it throws. The
    * connection goes back to the pool outside any transaction, or is discarded.
@@ -67,7 +70,7 @@ export interface DriverAdapter extends SqlDialect {
    * at most `batchSize`, reading the next batch only when asked (bounded memory). A batch
    * shorter than that is the last one. Ending the iteration early frees the connection.
    */
-  stream(sql: string, params: readonly unknown[], batchSize: number): AsyncGenerator<Row[], void, undefined>;
+  stream(sql: string, params: readonly unknown[], batchSize: number, signal?: AbortSignal): AsyncGenerator<Row[], void, undefined>;
   /** Columns of `table` (`name` or `schema.name`), in table order; empty when it does not exist. */
   describeTable(schema: string | undefined, table: string): Promise<ColumnInfo[]>;
   /** Closes the pool; callers have already waited for in-flight statements. */

@@ -38,6 +38,8 @@ export interface EndpointRequest {
   params: Record<string, string | undefined>;
   query: Record<string, unknown>;
   body: unknown;
+  /** Aborts when the client leaves before its answer is sent: the SQL statement is cancelled. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -118,7 +120,7 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
   const label = `${definition.endpoint} ${table || definition.path}`;
 
   const selectRows = async (request: EndpointRequest): Promise<Row[]> => {
-    if (template) return (await resource.query(template.sql, template.bind(templateLookup(config, request)))) as Row[];
+    if (template) return (await resource.query(template.sql, template.bind(templateLookup(config, request)), { signal: request.signal })) as Row[];
     return byId(() => resource.read(table, { [idField]: requestId(request) }));
   };
 
@@ -128,7 +130,7 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
   const handlers: Record<EndpointKind, EndpointHandler> = {
     async list(request) {
       if (!template) throw new Error(`${label}: a list endpoint needs sql`);
-      const batches = resource.streamBatches(template.sql, template.bind(templateLookup(config, request)));
+      const batches = resource.streamBatches(template.sql, template.bind(templateLookup(config, request)), { signal: request.signal });
       // Read before answering, so a query that fails early still gets its status code; a result
       // that ends within its first batch is answered whole, with a Content-Length.
       const first = await batches.next();

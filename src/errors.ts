@@ -45,14 +45,21 @@ export class SqlResourceError extends Error {
   readonly statusCode: number;
   readonly driverCode?: string;
   readonly sqlState?: string;
+  /**
+   * What an HTTP client is told, when it differs from `message`: a database's message may quote
+   * the values of the request (`Incorrect integer value: 'x'`), so clients get the operation,
+   * the catalogue's summary and structured names (column, constraint) only.
+   */
+  readonly clientMessage?: string;
 
-  constructor(code: ErrorCode, message: string, details: SqlResourceErrorDetails = {}) {
+  constructor(code: ErrorCode, message: string, details: SqlResourceErrorDetails & { clientMessage?: string } = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'SqlResourceError';
     this.code = code;
     this.statusCode = errorCatalogue[code].statusCode;
     if (details.driverCode !== undefined) this.driverCode = details.driverCode;
     if (details.sqlState !== undefined) this.sqlState = details.sqlState;
+    if (details.clientMessage !== undefined) this.clientMessage = details.clientMessage;
   }
 }
 
@@ -113,18 +120,24 @@ export function fromDriverError(operation: string, error: unknown, secret?: stri
   const reason = redact(messageOf(error), secret) || driverCode || 'unknown error';
   const suffix = driverCode && !reason.includes(driverCode) ? ` (${driverCode})` : '';
   const message = `${operation} failed: ${reason}${suffix}`;
-  const details = { cause: error, driverCode, sqlState };
-  if ((driverCode && invalidValueCodes.has(driverCode)) || sqlState?.startsWith('22')) {
-    return new SqlResourceError('INVALID_VALUE', message, details);
-  }
-  if (sqlState?.startsWith('23')) return new SqlResourceError('CONSTRAINT_VIOLATION', message, details);
-  if ((driverCode && unreachableCodes.has(driverCode)) || (sqlState && isUnavailableSqlState(sqlState))) {
-    return new SqlResourceError('DB_UNAVAILABLE', message, details);
-  }
-  if (isPoolExhaustion(error) || isConnectionClosed(error)) {
-    return new SqlResourceError('DB_UNAVAILABLE', message, details);
-  }
-  return new SqlResourceError('DB_ERROR', message, details);
+  const code = catalogueCodeOf(error, driverCode, sqlState);
+  const clientMessage = `${operation} failed: ${errorCatalogue[code].summary}${structuredNames(error)}${driverCode ? ` (${driverCode})` : ''}`;
+  return new SqlResourceError(code, message, { cause: error, driverCode, sqlState, clientMessage });
+}
+
+function catalogueCodeOf(error: unknown, driverCode: string | undefined, sqlState: string | undefined): ErrorCode {
+  if ((driverCode && invalidValueCodes.has(driverCode)) || sqlState?.startsWith('22')) return 'INVALID_VALUE';
+  if (sqlState?.startsWith('23')) return 'CONSTRAINT_VIOLATION';
+  if ((driverCode && unreachableCodes.has(driverCode)) || (sqlState && isUnavailableSqlState(sqlState))) return 'DB_UNAVAILABLE';
+  if (isPoolExhaustion(error) || isConnectionClosed(error)) return 'DB_UNAVAILABLE';
+  return 'DB_ERROR';
+}
+
+/** The column and constraint a driver names in fields of their own (pg), never parsed from text. */
+function structuredNames(error: unknown): string {
+  const column = stringField(error, 'column');
+  const constraint = stringField(error, 'constraint');
+  return (column ? ` (column ${column})` : '') + (constraint ? ` (constraint ${constraint})` : '');
 }
 
 /** The message of anything thrown; `instanceof Error` fails for errors of another realm. */

@@ -3,6 +3,8 @@ import { EventEmitter } from 'eventemitter3';
 import { integerOption, parseResourceConfig, type ResourceConfig, type ServerSettings } from './config';
 import { defaultStreamBatchSize, type AdapterHooks, type ColumnInfo, type DriverAdapter, type Row, type StatementResult, type StatementRunner } from './driver-adapter';
 import { SqlResourceError, fromDriverError, redact } from './errors';
+import { callerGone } from './cancellation';
+import { isPlainObject } from './config';
 import { callbackOf, deliver, settle, type Callback } from './callback';
 import { buildDelete, buildInsert, buildSelect, buildUpdate, splitTableName, toStoredValue, type Filter, type Statement } from './sql-builder';
 import { tableShape, typedEntry, typedFilter, writtenKey, type TableShape } from './values';
@@ -30,6 +32,12 @@ export interface WriteResult {
 
 export interface AffectedRows {
   affectedRows: number;
+}
+
+/** Options of `query`, `stream` and `streamBatches`. */
+export interface QueryOptions {
+  /** When it aborts (the HTTP client left), the statement is cancelled on the server. */
+  signal?: AbortSignal;
 }
 
 type State = 'new' | 'starting' | 'started' | 'stopping' | 'stopped';
@@ -70,6 +78,12 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
   #inFlight = 0;
   #whenIdle: (() => void)[] = [];
   readonly #columns = new Map<string, Promise<ColumnInfo[]>>();
+  /**
+   * Streams may hold at most the pool's size less two connections, so point reads and writes
+   * always find one however many slow readers a list has (they wait here, not in the pool).
+   */
+  #streamSlots = 0;
+  #streamWaiters: (() => void)[] = [];
   /** Tables whose columns have arrived, for binding without waiting a turn. */
   readonly #tables = new Map<string, TableShape>();
   /** When each table's columns were last read again because a call named a column they lack. */
@@ -135,6 +149,7 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     this.#adapter = adapter;
     this.#columns.clear();
     this.#tables.clear();
+    this.#streamSlots = Math.max(1, adapter.poolSize - 2);
     this.#state = 'started';
     this.afterStart();
     this.log('connected to %s:%d/%s', server.host, server.port, server.database);
@@ -260,10 +275,10 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     return statement instanceof Promise ? statement.then((built) => this.run(adapter, built)) : this.run(adapter, statement);
   }
 
-  protected run(adapter: DriverAdapter, statement: Statement): Promise<StatementResult> {
+  protected run(adapter: DriverAdapter, statement: Statement, signal?: AbortSignal): Promise<StatementResult> {
     if (this.#logSql.enabled) this.#logSql('%s', statement.sql);
     if (this.#logParams.enabled) this.#logParams('%o', redactParams(statement.params, this.config.server.password));
-    return adapter.run(statement.sql, statement.params);
+    return adapter.run(statement.sql, statement.params, signal);
   }
 
   /** Columns of a table from the database's catalogue, cached for the life of the pool. */
@@ -325,9 +340,11 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
 
   query(sql: string, callback?: Callback<Row[] | WriteResult>): Promise<Row[] | WriteResult>;
   query(sql: string, params: readonly unknown[], callback?: Callback<Row[] | WriteResult>): Promise<Row[] | WriteResult>;
-  query(sql: string, paramsOrCallback?: unknown, callback?: Callback<Row[] | WriteResult>): Promise<Row[] | WriteResult> {
-    const cb = callback ?? callbackOf<Row[] | WriteResult>(paramsOrCallback);
+  query(sql: string, params: readonly unknown[], options: QueryOptions, callback?: Callback<Row[] | WriteResult>): Promise<Row[] | WriteResult>;
+  query(sql: string, paramsOrCallback?: unknown, optionsOrCallback?: unknown, callback?: Callback<Row[] | WriteResult>): Promise<Row[] | WriteResult> {
+    const cb = callback ?? callbackOf<Row[] | WriteResult>(optionsOrCallback) ?? callbackOf<Row[] | WriteResult>(paramsOrCallback);
     const params = Array.isArray(paramsOrCallback) ? paramsOrCallback : [];
+    const signal = isPlainObject(optionsOrCallback) ? (optionsOrCallback as QueryOptions).signal : undefined;
     const undefinedAt = params.indexOf(undefined);
     const promise =
       typeof sql !== 'string' || sql.trim() === ''
@@ -336,30 +353,33 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
           ? Promise.reject(new SqlResourceError('INVALID_ARGUMENT', `query parameter ${undefinedAt + 1} is undefined (use null for SQL NULL)`))
           : undefined;
     if (promise) return settle(promise, cb, this.log, 'query');
-    return this.#execute('query', undefined, (adapter) => this.run(adapter, { sql, params }), toQueryResponse, countRows, cb, Delivery.Response);
+    return this.#execute('query', undefined, (adapter) => this.run(adapter, { sql, params }, signal), toQueryResponse, countRows, cb, Delivery.Response);
   }
 
   /**
    * Runs a row-returning statement and yields its rows as they are read, with bounded memory.
    * Ending the iteration early (break, return) frees the connection.
    */
-  async *stream(sql: string, params: readonly unknown[] = []): AsyncGenerator<Row, void, undefined> {
-    for await (const batch of this.streamBatches(sql, params)) yield* batch;
+  async *stream(sql: string, params: readonly unknown[] = [], options: QueryOptions = {}): AsyncGenerator<Row, void, undefined> {
+    for await (const batch of this.streamBatches(sql, params, options)) yield* batch;
   }
 
   /**
    * `stream` a batch at a time: arrays of up to `streamBatchSize` rows, read from the database as
    * they are asked for. Cheaper per row than `stream`; the HTTP `list` endpoint uses it.
    */
-  async *streamBatches(sql: string, params: readonly unknown[] = []): AsyncGenerator<Row[], void, undefined> {
+  async *streamBatches(sql: string, params: readonly unknown[] = [], options: QueryOptions = {}): AsyncGenerator<Row[], void, undefined> {
     const adapter = this.adapter;
     const startedAt = performance.now();
     this.#inFlight++;
     let rowCount = 0;
+    let holdsSlot = false;
     try {
+      await this.#takeStreamSlot(options.signal);
+      holdsSlot = true;
       if (this.#logSql.enabled) this.#logSql('%s', sql);
       if (this.#logParams.enabled) this.#logParams('%o', redactParams(params, this.config.server.password));
-      for await (const batch of adapter.stream(sql, params, this.streamBatchSize)) {
+      for await (const batch of adapter.stream(sql, params, this.streamBatchSize, options.signal)) {
         rowCount += batch.length;
         yield batch;
       }
@@ -369,8 +389,35 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
       this.emit('query', { operation: 'stream', durationMs: performance.now() - startedAt, rowCount, error: wrapped });
       throw wrapped;
     } finally {
+      if (holdsSlot) this.#giveStreamSlot();
       this.#settled();
     }
+  }
+
+  #takeStreamSlot(signal: AbortSignal | undefined): Promise<void> | void {
+    if (this.#streamSlots > 0) {
+      this.#streamSlots--;
+      return;
+    }
+    if (signal?.aborted) throw callerGone();
+    return new Promise<void>((resolve, reject) => {
+      const granted = (): void => {
+        signal?.removeEventListener('abort', gone);
+        resolve();
+      };
+      const gone = (): void => {
+        this.#streamWaiters = this.#streamWaiters.filter((waiter) => waiter !== granted);
+        reject(callerGone());
+      };
+      signal?.addEventListener('abort', gone, { once: true });
+      this.#streamWaiters.push(granted);
+    });
+  }
+
+  #giveStreamSlot(): void {
+    const next = this.#streamWaiters.shift();
+    if (next) next();
+    else this.#streamSlots++;
   }
 
   read(table: string, filter: Filter, callback?: Callback<Row[]>): Promise<Row[]> {

@@ -1,4 +1,5 @@
-import { createPool } from 'mysql2';
+import { createConnection, createPool } from 'mysql2';
+import { callerGone, watchCancel } from '../../cancellation';
 import type { ServerSettings } from '../../config';
 import type { AdapterHooks, ColumnInfo, ColumnType, DriverAdapter, Row, StatementResult, StatementRunner } from '../../driver-adapter';
 
@@ -13,6 +14,7 @@ interface MysqlPool extends MysqlQueryable {
   end(callback: (error: Error | null) => void): void;
 }
 interface MysqlConnection extends MysqlQueryable {
+  readonly threadId: number | null;
   /** Without a callback, the statement reports through events: `result` per row, then `end`, or `error`. */
   execute(sql: string, params: unknown[]): NodeJS.EventEmitter;
   execute(sql: string, params: unknown[], callback: MysqlCallback): void;
@@ -31,6 +33,8 @@ interface ResultHeader {
   insertId?: number | string;
 }
 
+const defaultPoolSize = 10;
+
 /** ER_UNSUPPORTED_PS: a statement the binary protocol refuses; without values it runs as text. */
 const ER_UNSUPPORTED_PS = 1295;
 
@@ -41,13 +45,19 @@ export class MysqlAdapter implements DriverAdapter {
   readonly name = 'mysql';
   supportsReturning = false;
   readonly supportsUpdateReturning = false;
+  readonly poolSize: number;
   readonly #settings: ServerSettings;
+  readonly #hooks: AdapterHooks;
   readonly #multipleStatements: boolean;
   #pool?: MysqlPool;
+  /** The pool's connection options, for the short-lived connection that sends `KILL QUERY`. */
+  #connectionOptions?: Record<string, unknown>;
 
-  constructor(settings: ServerSettings, _hooks: AdapterHooks) {
+  constructor(settings: ServerSettings, hooks: AdapterHooks) {
     this.#settings = settings;
+    this.#hooks = hooks;
     this.#multipleStatements = settings.driverOptions.multipleStatements === true;
+    this.poolSize = Number(settings.driverOptions.connectionLimit ?? defaultPoolSize);
   }
 
   placeholder(): string {
@@ -60,8 +70,8 @@ export class MysqlAdapter implements DriverAdapter {
 
   async open(): Promise<void> {
     const settings = this.#settings;
-    this.#pool = createPool({
-      connectionLimit: 10,
+    const options = {
+      connectionLimit: defaultPoolSize,
       maxPreparedStatements: statementCacheSize,
       // Numbers that fit a double come back as numbers, larger BIGINTs as exact strings.
       supportBigNumbers: true,
@@ -74,15 +84,48 @@ export class MysqlAdapter implements DriverAdapter {
       password: settings.password,
       charset: settings.charset,
       timezone: settings.timezone,
-    }) as unknown as MysqlPool;
+    };
+    const { connectionLimit: _limit, maxPreparedStatements: _cached, waitForConnections: _wait, queueLimit: _queue, ...single } = options as Record<string, unknown>;
+    this.#connectionOptions = single;
+    this.#pool = createPool(options) as unknown as MysqlPool;
     const [{ version }] = (await this.run('SELECT VERSION() AS version', [])).rows as [{ version: string }];
     this.supportsReturning = mariadbHasReturning(version);
   }
 
-  run(sql: string, params: readonly unknown[]): Promise<StatementResult> {
+  run(sql: string, params: readonly unknown[], signal?: AbortSignal): Promise<StatementResult> {
     const pool = this.#pool;
     if (!pool) return Promise.reject(new Error('pool is closed'));
+    if (signal) return this.#runCancellable(sql, params, signal);
     return this.#runOn(pool, sql, params);
+  }
+
+  /** `run` on a connection of its own, so that the statement can be killed by its thread id. */
+  async #runCancellable(sql: string, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
+    if (signal.aborted) throw callerGone();
+    const connection = await this.#connection();
+    const watch = watchCancel(signal, () => this.#kill(connection), (error) => this.#hooks.onPoolError(error));
+    try {
+      return await this.#runOn(connection, sql, params);
+    } finally {
+      watch.dispose();
+      if (watch.fired) connection.destroy();
+      else connection.release();
+    }
+  }
+
+  /** `KILL QUERY` for what `connection` runs, from a connection of its own (the pool may have none to spare). */
+  #kill(connection: MysqlConnection): Promise<void> {
+    const threadId = connection.threadId;
+    if (!Number.isSafeInteger(threadId)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const killer = createConnection(this.#connectionOptions ?? {});
+      killer.on('error', reject);
+      killer.query(`KILL QUERY ${Number(threadId)}`, (error) => {
+        killer.end(() => undefined);
+        if (error) reject(error);
+        else resolve();
+      });
+    });
   }
 
   #runOn(target: MysqlQueryable, sql: string, params: readonly unknown[]): Promise<StatementResult> {
@@ -126,8 +169,10 @@ export class MysqlAdapter implements DriverAdapter {
     return result;
   }
 
-  async *stream(sql: string, params: readonly unknown[], batchSize: number): AsyncGenerator<Row[], void, undefined> {
+  async *stream(sql: string, params: readonly unknown[], batchSize: number, signal?: AbortSignal): AsyncGenerator<Row[], void, undefined> {
+    if (signal?.aborted) throw callerGone();
     const connection = await this.#connection();
+    const watch = watchCancel(signal, () => this.#kill(connection), (error) => this.#hooks.onPoolError(error));
     let batch: Row[] = [];
     let ended = false;
     let failure: Error | undefined;
@@ -169,9 +214,14 @@ export class MysqlAdapter implements DriverAdapter {
         connection.resume();
       }
     } finally {
-      // A result set read to its end leaves the connection reusable; one cut short or failed does not.
-      if (complete) connection.release();
-      else connection.destroy();
+      watch.dispose();
+      // A result set read to its end leaves the connection reusable; one cut short, failed or killed does not.
+      if (complete && !watch.fired) connection.release();
+      else {
+        // The server may still be running it (SLEEP, a long sort): it does not notice a closed socket.
+        if (!complete && !watch.fired && failure === undefined) this.#kill(connection).catch((error: Error) => this.#hooks.onPoolError(error));
+        connection.destroy();
+      }
     }
   }
 

@@ -1,6 +1,7 @@
-import { Pool, types as pgTypes, type PoolClient, type PoolConfig, type QueryConfig, type QueryResult } from 'pg';
+import { Client, Pool, types as pgTypes, type PoolClient, type PoolConfig, type QueryConfig, type QueryResult } from 'pg';
 import Cursor from 'pg-cursor';
 import type { ServerSettings } from '../../config';
+import { callerGone, watchCancel } from '../../cancellation';
 import type { AdapterHooks, ColumnInfo, ColumnType, DriverAdapter, Row, StatementResult, StatementRunner } from '../../driver-adapter';
 
 /** What runs a statement: the pool, or one client of it (the slice of both this adapter uses). */
@@ -9,6 +10,7 @@ interface PgQueryable {
 }
 
 const INT8_OID = 20;
+const defaultPoolSize = 10;
 const TIMESTAMP_OID = 1114;
 
 /** Distinct statements given a server-side name; later ones run unnamed, so memory stays bounded. */
@@ -78,6 +80,7 @@ export class PostgresAdapter implements DriverAdapter {
   readonly name = 'postgres';
   readonly supportsReturning = true;
   readonly supportsUpdateReturning = true;
+  readonly poolSize: number;
   readonly #settings: ServerSettings;
   readonly #hooks: AdapterHooks;
   readonly #statementNames = new Map<string, string>();
@@ -85,10 +88,13 @@ export class PostgresAdapter implements DriverAdapter {
   readonly #encodeDate?: (date: Date) => string;
   readonly #parseTimestamp?: (text: string) => Date | string;
   #pool?: Pool;
+  /** The pool's connection settings, for the short-lived connection that sends a cancel. */
+  #clientConfig?: PoolConfig;
 
   constructor(settings: ServerSettings, hooks: AdapterHooks) {
     this.#settings = settings;
     this.#hooks = hooks;
+    this.poolSize = Number(settings.driverOptions.max ?? defaultPoolSize);
     if (settings.timezone !== 'local') {
       const codec = timezoneCodec(settings.timezone);
       this.#encodeDate = codec.encode;
@@ -108,7 +114,7 @@ export class PostgresAdapter implements DriverAdapter {
     const { connectTimeout, ...driverOptions } = this.#settings.driverOptions;
     const parseTimestamp = this.#parseTimestamp;
     const config: PoolConfig = {
-      max: 10,
+      max: defaultPoolSize,
       ...(connectTimeout === undefined ? {} : { connectionTimeoutMillis: Number(connectTimeout) }),
       ...driverOptions,
       host: this.#settings.host,
@@ -125,6 +131,7 @@ export class PostgresAdapter implements DriverAdapter {
         }) as typeof pgTypes.getTypeParser,
       },
     };
+    this.#clientConfig = config;
     const pool = new Pool(config);
     // An idle client that loses its server emits here; without a listener it would crash the process.
     pool.on('error', (error) => this.#hooks.onPoolError(error));
@@ -146,10 +153,37 @@ export class PostgresAdapter implements DriverAdapter {
     return encodeDate ? params.map((value) => (value instanceof Date ? encodeDate(value) : value)) : (params as unknown[]);
   }
 
-  run(sql: string, params: readonly unknown[]): Promise<StatementResult> {
+  run(sql: string, params: readonly unknown[], signal?: AbortSignal): Promise<StatementResult> {
     const pool = this.#pool;
     if (!pool) return Promise.reject(new Error('pool is closed'));
+    if (signal) return this.#runCancellable(pool, sql, params, signal);
     return this.#runOn(pool as unknown as PgQueryable, sql, params);
+  }
+
+  /** `run` on a client of its own, so that the statement can be cancelled by its backend's pid. */
+  async #runCancellable(pool: Pool, sql: string, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
+    if (signal.aborted) throw callerGone();
+    const client = await pool.connect();
+    const watch = watchCancel(signal, () => this.#cancel(client), (error) => this.#hooks.onPoolError(error));
+    try {
+      return await this.#runOn(client as unknown as PgQueryable, sql, params);
+    } finally {
+      watch.dispose();
+      client.release(watch.fired ? true : undefined);
+    }
+  }
+
+  /** Cancels what `client` runs, from a connection of its own (the pool may have none to spare). */
+  async #cancel(client: PoolClient): Promise<void> {
+    const pid = (client as unknown as { processID?: number }).processID;
+    if (typeof pid !== 'number') return;
+    const canceller = new Client(this.#clientConfig);
+    await canceller.connect();
+    try {
+      await canceller.query('SELECT pg_cancel_backend($1)', [pid]);
+    } finally {
+      await canceller.end();
+    }
   }
 
   async transaction<T>(work: (run: StatementRunner) => Promise<T>): Promise<T> {
@@ -206,11 +240,13 @@ export class PostgresAdapter implements DriverAdapter {
     });
   }
 
-  async *stream(sql: string, params: readonly unknown[], batchSize: number): AsyncGenerator<Row[], void, undefined> {
+  async *stream(sql: string, params: readonly unknown[], batchSize: number, signal?: AbortSignal): AsyncGenerator<Row[], void, undefined> {
     const pool = this.#pool;
     if (!pool) throw new Error('pool is closed');
     const values = this.#values(params);
+    if (signal?.aborted) throw callerGone();
     const client = await pool.connect();
+    const watch = watchCancel(signal, () => this.#cancel(client), (error) => this.#hooks.onPoolError(error));
     let complete = false;
     let failed: Error | undefined;
     try {
@@ -227,8 +263,9 @@ export class PostgresAdapter implements DriverAdapter {
       failed = error as Error;
       throw error;
     } finally {
+      watch.dispose();
       // A cursor cut short or failed may leave the connection mid-protocol: discard it then.
-      client.release(complete ? undefined : (failed ?? true));
+      client.release(complete && !watch.fired ? undefined : (failed ?? true));
     }
   }
 

@@ -1,0 +1,127 @@
+import type { SqlResource } from '../../src';
+import { ResourceManager } from '../../src/resource-manager';
+import { kinds, rawQuery, resourceConfig, type Kind } from '../support/servers';
+
+/** A statement that sleeps `seconds`, tagged so the catalogue of running statements can find it. */
+function sleepSql(kind: Kind, tag: string, seconds: number): string {
+  return kind === 'mysql' ? `SELECT SLEEP(${seconds}) AS slept, '${tag}' AS tag` : `SELECT pg_sleep(${seconds}) AS slept, '${tag}' AS tag`;
+}
+
+/** How many statements holding `tag` the server is running now (the probe itself excluded). */
+async function running(kind: Kind, tag: string): Promise<number> {
+  const rows =
+    kind === 'mysql'
+      ? await rawQuery(kind, "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE CONCAT('%', ?, '%') AND INFO NOT LIKE '%PROCESSLIST%'", [tag])
+      : await rawQuery(kind, "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%' || $1 || '%' AND query NOT LIKE '%pg_stat_activity%'", [tag]);
+  return Number(rows[0].n);
+}
+
+async function waitUntil(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return check();
+}
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each(kinds)('%s: a statement whose caller left is cancelled on the server', (kind: Kind) => {
+  let resource: SqlResource;
+
+  beforeAll(async () => {
+    const pool = kind === 'mysql' ? { connectionLimit: 4 } : { max: 4 };
+    resource = new ResourceManager().add('db', resourceConfig(kind, pool, { keepAliveInterval: 0 }));
+    await resource.start();
+  });
+
+  afterAll(async () => {
+    await resource.stop();
+  });
+
+  it('query: aborting 50 ms in ends the statement on the server within 1 s', async () => {
+    const tag = `cancel_query_${kind}_${Date.now()}`;
+    const controller = new AbortController();
+    const pending = resource.query(sleepSql(kind, tag, 5), [], { signal: controller.signal });
+    const outcome = pending.then(
+      () => 'resolved',
+      () => 'rejected',
+    );
+    await pause(50);
+    expect(await waitUntil(async () => (await running(kind, tag)) === 1, 1000)).toBe(true);
+    controller.abort();
+    const abortedAt = Date.now();
+    expect(await waitUntil(async () => (await running(kind, tag)) === 0, 1000)).toBe(true);
+    expect(Date.now() - abortedAt).toBeLessThan(1500);
+    // MariaDB's SLEEP answers 1 when killed; PostgreSQL fails the statement. Either way it ended early.
+    expect(['resolved', 'rejected']).toContain(await outcome);
+    // The pool is healthy afterwards.
+    expect(await resource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+
+  it('streamBatches: aborting before the first batch ends the statement within 1 s', async () => {
+    const tag = `cancel_stream_${kind}_${Date.now()}`;
+    const controller = new AbortController();
+    const batches = resource.streamBatches(sleepSql(kind, tag, 5), [], { signal: controller.signal });
+    const first = batches.next().then(
+      () => 'resolved',
+      () => 'rejected',
+    );
+    expect(await waitUntil(async () => (await running(kind, tag)) === 1, 1000)).toBe(true);
+    controller.abort();
+    expect(await waitUntil(async () => (await running(kind, tag)) === 0, 1000)).toBe(true);
+    expect(['resolved', 'rejected']).toContain(await first);
+    await batches.return(undefined);
+    expect(await resource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+
+  it('an already aborted signal runs nothing', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(resource.query('SELECT 1 AS one', [], { signal: controller.signal })).rejects.toThrow(/caller is gone/);
+  });
+
+  it('streams hold at most the pool size less two connections; point reads still get one', async () => {
+    const rowsSql = kind === 'mysql' ? 'SELECT a.d FROM (SELECT 1 AS d UNION ALL SELECT 2) a' : 'SELECT generate_series(1, 2) AS d';
+    // Pool of 4: two streams hold a connection each, a third waits for a slot.
+    const held = [resource.streamBatches(rowsSql), resource.streamBatches(rowsSql)];
+    for (const stream of held) expect((await stream.next()).done).toBe(false);
+    const waiting = resource.streamBatches(rowsSql);
+    let thirdStarted = false;
+    const third = waiting.next().then((step) => {
+      thirdStarted = true;
+      return step;
+    });
+    await pause(200);
+    expect(thirdStarted).toBe(false);
+    const reads = await Promise.all(Array.from({ length: 20 }, () => resource.query('SELECT 1 AS one')));
+    expect(reads).toHaveLength(20);
+    expect(reads.every((rows) => JSON.stringify(rows) === '[{"one":1}]')).toBe(true);
+    await held[0].return(undefined);
+    expect((await third).done).toBe(false);
+    expect(thirdStarted).toBe(true);
+    await held[1].return(undefined);
+    await waiting.return(undefined);
+  });
+
+  it('a stream waiting for a slot leaves the queue when its caller leaves', async () => {
+    const rowsSql = kind === 'mysql' ? 'SELECT 1 AS d' : 'SELECT 1 AS d';
+    const held = [resource.streamBatches(`${rowsSql} UNION ALL SELECT 2`), resource.streamBatches(`${rowsSql} UNION ALL SELECT 2`)];
+    for (const stream of held) await stream.next();
+    const controller = new AbortController();
+    const waiting = resource.streamBatches(rowsSql, [], { signal: controller.signal });
+    const outcome = waiting.next().then(
+      () => 'started',
+      (error: Error) => error.message,
+    );
+    await pause(50);
+    controller.abort();
+    expect(await outcome).toMatch(/caller is gone/);
+    for (const stream of held) await stream.return(undefined);
+    // Both slots are free again: two more streams start at once.
+    const again = [resource.streamBatches(rowsSql), resource.streamBatches(rowsSql)];
+    for (const stream of again) expect((await stream.next()).value).toEqual([{ d: 1 }]);
+    for (const stream of again) await stream.return(undefined);
+  });
+});
