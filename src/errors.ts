@@ -11,7 +11,7 @@ export const errorCatalogue = {
   INVALID_FILTER: { statusCode: 400, summary: 'invalid filter' },
   INVALID_BODY: { statusCode: 400, summary: 'invalid request body' },
   UNKNOWN_COLUMN: { statusCode: 400, summary: 'unknown column' },
-  INVALID_VALUE: { statusCode: 400, summary: 'value refused by the database (type, length, NOT NULL, CHECK)' },
+  INVALID_VALUE: { statusCode: 400, summary: 'value not valid for its column (type, length, NOT NULL, CHECK)' },
   MISSING_ID: { statusCode: 400, summary: 'missing id' },
   INVALID_ID: { statusCode: 400, summary: "id not valid for the key column's type" },
   TEMPLATE_VARIABLE: { statusCode: 400, summary: 'template variable missing or repeated' },
