@@ -122,7 +122,7 @@ async function check(profilePath: string, embeddedDataDir: string | undefined): 
   if (embeddedDataDir !== undefined) mode = await startEmbedded(profilePath, embeddedDataDir);
   let problems: string[];
   try {
-    problems = await checkApp(mode?.profile ?? profilePath);
+    problems = await checkApp(mode?.profile ?? profilePath, (warning) => console.warn(`warning: ${warning}`));
   } finally {
     await mode?.embedded.stop();
   }
