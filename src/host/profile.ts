@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument } from 'yaml';
 import { isPlainObject } from '../config';
 import { SqlResourceError } from '../errors';
+import { describeYamlError, redactYamlMessage } from './yaml-errors';
 
 /** A profile as the engine reads it; unknown keys are kept for application code. */
 export interface Profile {
@@ -23,12 +24,32 @@ export function loadProfile(source: Profile | string): Profile {
   } catch (error) {
     throw new SqlResourceError('CONFIG_INVALID', `cannot read profile ${source}: ${(error as Error).message}`, { cause: error });
   }
-  let parsed: unknown;
-  try {
-    parsed = parseYaml(text);
-  } catch (error) {
-    throw new SqlResourceError('CONFIG_INVALID', `profile ${source} is not valid YAML/JSON: ${(error as Error).message}`, { cause: error });
-  }
+  const parsed = parseProfileText(source, text);
   if (!isPlainObject(parsed)) throw new SqlResourceError('CONFIG_INVALID', `profile ${source} must hold a mapping at its top level`);
   return parsed as Profile;
+}
+
+/**
+ * Parses the text of profile `path`. Errors and warnings name the line and column and show an
+ * excerpt where the values of secret-looking keys read `***` (yaml's own excerpt would print
+ * `password: …` as written); yaml's error is not kept as `cause`, since its message may quote
+ * the same text.
+ */
+function parseProfileText(path: string, text: string): unknown {
+  const invalid = (detail: string): SqlResourceError => new SqlResourceError('CONFIG_INVALID', `profile ${path} is not valid YAML/JSON: ${detail}`);
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(text, { prettyErrors: false });
+  } catch (error) {
+    throw invalid(redactYamlMessage(text, (error as Error).message));
+  }
+  if (doc.errors.length > 0) throw invalid(describeYamlError(text, doc.errors[0]));
+  for (const warning of doc.warnings) {
+    process.emitWarning(`profile ${path}: ${describeYamlError(text, warning)}`, { type: 'YAMLWarning', code: warning.code });
+  }
+  try {
+    return doc.toJS();
+  } catch (error) {
+    throw invalid(redactYamlMessage(text, (error as Error).message));
+  }
 }

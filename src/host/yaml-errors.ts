@@ -123,10 +123,21 @@ function closingQuote(text: string, open: number): number {
   return -1;
 }
 
-/** Index of the first `,`, `}` or `]` at or after `from`, or -1. */
-function flowTerminator(line: string, from: number): number {
-  for (let i = from; i < line.length; i++) if (line[i] === ',' || line[i] === '}' || line[i] === ']') return i;
-  return -1;
+/**
+ * Where a flow value starting at `from` ends: the first `,`, `}` or `]` outside the brackets it
+ * opens itself (`depth` of them are still open from earlier lines); `stop` is -1 when the line
+ * ends first, with `depth` brackets open.
+ */
+function flowEnd(line: string, from: number, depth = 0): { stop: number; depth: number } {
+  for (let i = from; i < line.length; i++) {
+    const c = line[i];
+    if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']' || c === ',') {
+      if (depth === 0) return { stop: i, depth };
+      if (c !== ',') depth--;
+    }
+  }
+  return { stop: -1, depth };
 }
 
 /** `end` moved back over whitespace, but not before `start`. */
@@ -135,107 +146,189 @@ function trimEnd(text: string, start: number, end: number): number {
   return end;
 }
 
-/** A line that starts a mapping entry of its own (so not a mis-indented value). */
-function looksLikeKeyLine(line: string): boolean {
-  return /^[ \t]*(?:#|---|\.\.\.|%|(?:[A-Za-z_$][\w$.-]*|"[^"]*"|'[^']*')[ \t]*:(?:[ \t]|$))/.test(line);
+/**
+ * A line that starts something else than the value above it: a mapping entry, a sequence item
+ * holding a mapping or a collection, or a document marker. A less-indented line that is none of
+ * these is taken for part of the value (a mis-indented line of a multi-line secret, say), and
+ * masked with it.
+ */
+function startsNewEntry(line: string): boolean {
+  const body = line.replace(/^[ \t]+/, '');
+  if (/^-(?:[ \t]|$)/.test(body)) {
+    const item = body.replace(/^-[ \t]*/, '');
+    return item === '' || /^[{[]/.test(item) || startsNewEntry(item);
+  }
+  return /^(?:---|\.\.\.|[^\s:#'"{}[\],&*!|>%@`?-][^:#]*:(?:[ \t]|$)|"(?:[^"\\]|\\.)*"[ \t]*:|'(?:[^']|'')*'[ \t]*:)/.test(body);
 }
 
-/** True when the value at `: ` starting line `index` belongs to an explicit key `? name` that is secret. */
-function explicitKeyIsSecret(src: Lines, index: number): boolean {
+/**
+ * True when the `:` starting line `index` gives the value of a secret key on the line above:
+ * an explicit key `? name`, or a key left alone at the end of that line.
+ */
+function keyAboveIsSecret(src: Lines, index: number): boolean {
   const indent = indentOf(src.lines[index]);
   for (let i = index - 1; i >= 0; i--) {
     const line = src.lines[i];
     if (isBlank(line)) continue;
-    if (indentOf(line) > indent) continue;
-    const match = /^[ \t]*\?(.*)$/.exec(line);
-    return match !== null && isSecretKey(match[1]);
+    const explicit = /^[ \t]*\?(.*)$/.exec(line);
+    if (explicit) return isSecretKey(explicit[1]);
+    const last = /("[^"]*"|'[^']*'|[^\s:,{}[\]]+)[ \t]*$/.exec(line);
+    if (last && isSecretKey(last[1])) return true;
+    if (indentOf(line) <= indent) return false;
   }
   return false;
 }
 
 /**
- * The range to mask for the value of the secret key whose `:` is at `colon` on line `index`:
- * everything from the value's first character to where the value can end, including the lines
- * that may continue it.
+ * Where the value starts when the key at `position` is secret but not followed by its `:`, as in
+ * `password hunter2` or `password=hunter2` (a typo, and the text an error excerpt would show),
+ * the line's length if the key ends the line; -1 otherwise. `position` is where a key may
+ * start: a line's start or after `{`, `[` or `,`.
  */
-function valueRange(src: Lines, index: number, colon: number, inFlow: boolean): Range | undefined {
+function bareSecretKey(line: string, position: number, atLineStart: boolean): number {
+  let i = position;
+  const skipSpace = (): void => {
+    while (i < line.length && /[ \t]/.test(line[i])) i++;
+  };
+  skipSpace();
+  while (atLineStart && /^[-?](?:[ \t]|$)/.test(line.slice(i))) {
+    i++;
+    skipSpace();
+  }
+  const start = i;
+  if (line[i] === '"' || line[i] === "'") {
+    const close = closingQuote(line, i);
+    if (close < 0) return -1;
+    i = close + 1;
+  } else {
+    while (i < line.length && !/[\s:,{}[\]=#]/.test(line[i])) i++;
+  }
+  if (i === start || !isSecretKey(line.slice(start, i))) return -1;
+  while (i < line.length && /[ \t=]/.test(line[i])) i++;
+  if (i < line.length && ',]}'.includes(line[i])) return strayAfter(line, i);
+  return i < line.length && ':#'.includes(line[i]) ? -1 : i;
+}
+
+/**
+ * After a secret key whose value is cut short by the `,`, `]` or `}` at `stop` (`password:]`,
+ * `password, hunter2`), the start of the text that follows if it is a stray value rather than
+ * another `key: value`; -1 otherwise.
+ */
+function strayAfter(line: string, stop: number): number {
+  let i = stop + 1;
+  while (i < line.length && /[ \t,\]}]/.test(line[i])) i++;
+  if (i >= line.length || line[i] === '#') return -1;
+  const end = strayEnd(line, i);
+  return /:(?:[ \t]|$)/.test(line.slice(i, end)) ? -1 : i;
+}
+
+/** End of the flow item at `start`: its closing quote, or the next `,`, `]` or `}`. */
+function strayEnd(line: string, start: number): number {
+  if (line[start] === '"' || line[start] === "'") {
+    const close = closingQuote(line, start);
+    if (close >= 0) return close + 1;
+  }
+  const { stop } = flowEnd(line, start);
+  return stop < 0 ? line.length : trimEnd(line, start, stop);
+}
+
+/** Index of the first non-blank line after `index`, or -1. */
+function nextContentLine(src: Lines, index: number): number {
+  for (let i = index + 1; i < src.count; i++) if (!isBlank(src.lines[i])) return i;
+  return -1;
+}
+
+function nonEmpty(start: number, end: number): Range | undefined {
+  return end > start ? { start, end } : undefined;
+}
+
+/**
+ * The range to mask for the value of a secret key on line `index`, the value being at or after
+ * `from` (just after the key's `:`): everything from the value's first character to where the
+ * value can end, including the lines that may continue it.
+ */
+function valueRange(src: Lines, index: number, from: number, inFlow: boolean): Range | undefined {
   const { text } = src;
   const line = src.lines[index];
   const base = src.starts[index];
   const keyIndent = indentOf(line);
-  let j = colon + 1;
+  let j = from;
   while (j < line.length && /[ \t]/.test(line[j])) j++;
   let v = j; // the value proper, after anchors and tags
   while (v < line.length && (line[v] === '!' || line[v] === '&')) {
     while (v < line.length && !/[ \t]/.test(line[v])) v++;
     while (v < line.length && /[ \t]/.test(line[v])) v++;
   }
-  const start = base + (j < line.length ? j : line.length);
+  const start = base + j;
   let end = src.end(index);
   let endLine = index;
-  let mode: 'indent' | 'flow' | 'none' = inFlow ? 'flow' : 'indent';
-  let valueOnNextLine = false;
   const c = line[v];
   if (v >= line.length || (c === '#' && /\s/.test(line[v - 1] ?? ' '))) {
-    valueOnNextLine = true; // properties or a comment at most on this line
-  } else if (c === '"' || c === "'") {
+    // properties or a comment at most on this line: the value is on the next lines
+    return extend(src, { start, end }, index, keyIndent, inFlow ? 'flow' : 'indent', true);
+  }
+  if (c === '"' || c === "'") {
     const close = closingQuote(text, base + v);
     if (close < 0) return { start, end: text.length };
     endLine = src.lineOf(close);
+    end = src.end(endLine);
+    if (!inFlow) return extend(src, { start, end }, endLine, keyIndent, 'indent', false);
     const closeLine = src.lines[endLine];
     let after = close + 1 - src.starts[endLine];
     while (after < closeLine.length && /[ \t]/.test(closeLine[after])) after++;
-    end = src.end(endLine);
-    if (inFlow) {
-      if (after >= closeLine.length || ',}]#'.includes(closeLine[after])) return { start, end: close + 1 };
-      const stop = flowTerminator(closeLine, after);
-      if (stop >= 0) return { start, end: trimEnd(text, start, src.starts[endLine] + stop) };
-    }
-  } else if (c === '|' || c === '>') {
-    const header = /^[|>][0-9+-]{0,2}/.exec(line.slice(v))![0];
-    valueOnNextLine = true;
-    if (isBlank(line.slice(v + header.length))) {
-      const next = Math.min(index + 1, src.count - 1);
-      return extend(src, { start: next === index ? end : src.starts[next], end }, index, keyIndent, 'indent', true);
-    }
-    return extend(src, { start: base + v + header.length, end }, index, keyIndent, 'indent', true);
-  } else if (c === '{' || c === '[') {
-    const rest = line.slice(v);
-    const open = (rest.match(/[{[]/g) ?? []).length;
-    const closed = (rest.match(/[}\]]/g) ?? []).length;
-    if (inFlow && open <= closed) mode = 'none';
-  } else if (inFlow) {
-    const stop = flowTerminator(line, v);
-    if (stop >= 0) return { start, end: trimEnd(text, start, base + stop) };
+    if (after >= closeLine.length || ',}]#'.includes(closeLine[after])) return { start, end: close + 1 };
+    const { stop, depth } = flowEnd(closeLine, after);
+    if (stop >= 0) return nonEmpty(start, trimEnd(text, start, src.starts[endLine] + stop));
+    return extend(src, { start, end }, endLine, keyIndent, 'flow', false, depth);
   }
-  return extend(src, { start, end }, endLine, keyIndent, mode, valueOnNextLine);
+  if (c === '|' || c === '>') {
+    const header = /^[|>][0-9+-]{0,2}/.exec(line.slice(v))![0];
+    const rest = isBlank(line.slice(v + header.length)) ? end : base + v + header.length;
+    return extend(src, { start: rest, end }, index, keyIndent, 'indent', true);
+  }
+  if (!inFlow) return extend(src, { start, end }, index, keyIndent, 'indent', false);
+  const { stop, depth } = flowEnd(line, v);
+  if (stop === v) {
+    // `password:]`, `password:,`: the value is empty, but a stray item after it may be the secret
+    const stray = strayAfter(line, stop);
+    return stray < 0 ? undefined : { start: base + stray, end: base + strayEnd(line, stray) };
+  }
+  if (stop >= 0) return nonEmpty(start, trimEnd(text, start, base + stop));
+  return extend(src, { start, end }, index, keyIndent, 'flow', false, depth);
 }
 
-/** Extends `range` over the lines after `line` that may continue the value. */
-function extend(src: Lines, range: Range, line: number, keyIndent: number, mode: 'indent' | 'flow' | 'none', valueOnNextLine: boolean): Range | undefined {
+/**
+ * Extends `range` over the lines after `line` that may continue the value: in block context
+ * the more-indented lines and any line that does not start a new entry (a mis-indented line of
+ * the value, as far as one can tell); in flow context the lines up to the value's `,`, `}` or
+ * `]`.
+ */
+function extend(src: Lines, range: Range, line: number, keyIndent: number, mode: 'indent' | 'flow', valueBelow: boolean, depth = 0): Range | undefined {
   let { end } = range;
   let first = true;
-  for (let i = line + 1; i < src.count && mode !== 'none'; i++) {
+  let sequence = false;
+  for (let i = line + 1; i < src.count; i++) {
     const content = src.lines[i];
     if (isBlank(content)) continue;
     if (mode === 'flow') {
-      // a flow value goes on until its `,`, `}` or `]`, whatever the indentation
-      const stop = flowTerminator(content, 0);
-      if (stop >= 0) {
-        end = Math.max(end, trimEnd(src.text, src.starts[i], src.starts[i] + stop));
+      const found = flowEnd(content, 0, depth);
+      depth = found.depth;
+      if (found.stop >= 0) {
+        end = Math.max(end, trimEnd(src.text, src.starts[i], src.starts[i] + found.stop));
         break;
       }
       end = src.end(i);
       continue;
     }
     const indent = indentOf(content);
-    const sequenceItem = indent === keyIndent && /^[ \t]*-(?:[ \t]|$)/.test(content);
-    const misIndented = valueOnNextLine && first && !looksLikeKeyLine(content);
+    // `key:` with nothing after it, then `- item` lines at the key's own indentation: a sequence value
+    const item = indent === keyIndent && /^[ \t]*-(?:[ \t]|$)/.test(content);
+    if (first) sequence = valueBelow && item;
     first = false;
-    if (indent > keyIndent || sequenceItem || misIndented) end = src.end(i);
+    if (indent > keyIndent || (sequence && item) || !startsNewEntry(content)) end = src.end(i);
     else break;
   }
-  return end > range.start ? { start: range.start, end } : undefined;
+  return nonEmpty(range.start, end);
 }
 
 /** `user:password@` in URLs. */
@@ -252,15 +345,34 @@ function secretRanges(src: Lines): Range[] {
     if (from > line.length) continue;
     const depths = flowDepths(line);
     let keyStart = from;
-    for (let i = from; i < line.length; i++) {
-      const c = line[i];
-      if (c === '{' || c === '[' || c === ',') keyStart = i + 1;
-      if (c !== ':') continue;
-      const key = line.slice(keyStart, i);
-      keyStart = i + 1;
-      const secret = isSecretKey(key) || (isBlank(key) && isBlank(line.slice(0, i)) && explicitKeyIsSecret(src, index));
-      if (!secret) continue;
-      const range = valueRange(src, index, i, depths[i] > 0);
+    let atKey = true; // a key may start at keyStart
+    for (let i = from; i <= line.length; i++) {
+      let valueFrom = -1;
+      if (atKey) {
+        atKey = false;
+        valueFrom = bareSecretKey(line, keyStart, keyStart === 0);
+        if (valueFrom === line.length && depths[valueFrom] === 0) {
+          // `password` alone on its line: a value only if the next line continues it
+          const next = nextContentLine(src, index);
+          if (next < 0 || indentOf(src.lines[next]) <= indentOf(line)) valueFrom = -1;
+        }
+      }
+      if (valueFrom < 0) {
+        if (i === line.length) break;
+        const c = line[i];
+        if (c === '{' || c === '[' || c === ',') {
+          keyStart = i + 1;
+          atKey = true;
+          continue;
+        }
+        if (c !== ':') continue;
+        const key = line.slice(keyStart, i);
+        keyStart = i + 1;
+        const secret = isSecretKey(key) || (isBlank(line.slice(0, i)) && keyAboveIsSecret(src, index));
+        if (!secret) continue;
+        valueFrom = i + 1;
+      }
+      const range = valueRange(src, index, valueFrom, depths[valueFrom] > 0);
       if (!range) continue;
       ranges.push(range);
       cursor = range.end;
@@ -362,15 +474,15 @@ function clip(line: string, ci: number): { line: string; ci: number } {
 
 /**
  * A YAML error or warning as text: the library's message, `at line L, column C`, and an excerpt
- * (the line before and the line of the error, with a `^` under the error) where the value of
- * every secret-looking key reads `***`. Parse with `prettyErrors: false`, so that `error.message`
- * holds no excerpt of its own.
+ * (the line before, the line of the error with a `^` under the error, the line after) where the
+ * value of every secret-looking key reads `***`. Parse with `prettyErrors: false`, so that
+ * `error.message` holds no excerpt of its own.
  */
 export function describeYamlError(text: string, error: YAMLError): string {
   const src = new Lines(text);
   const ranges = secretRanges(src);
-  const [pos, posEnd = pos] = error.pos ?? [-1, -1];
-  if (pos === undefined || pos < 0) return safeMessage(src, ranges, error.message, true);
+  const [pos, posEnd] = error.pos ?? [-1, -1];
+  if (!(pos >= 0)) return safeMessage(src, ranges, error.message, true);
   const errorEnd = Math.max(posEnd, pos + 1);
   const quotesSecret = ranges.some((range) => range.start < errorEnd && pos < range.end);
   const message = safeMessage(src, ranges, error.message, quotesSecret);
@@ -389,8 +501,9 @@ export function describeYamlError(text: string, error: YAMLError): string {
   excerpt.push(clipped.line);
   const head = `${message} at line ${index + 1}, column ${col + 1}`;
   if (excerpt.every(isBlank)) return head;
-  const pointer = clipped.line.slice(0, ci).replace(/[^\t]/g, ' ') + ' '.repeat(Math.max(0, ci - clipped.line.length)) + '^'.repeat(count);
-  return `${head}:\n\n${excerpt.join('\n')}\n${pointer}`;
+  excerpt.push(clipped.line.slice(0, ci).replace(/[^\t]/g, ' ') + ' '.repeat(Math.max(0, ci - clipped.line.length)) + '^'.repeat(count));
+  if (index + 1 < src.count && !isBlank(src.lines[index + 1])) excerpt.push(clip(maskLine(src, ranges, index + 1).text, 0).line);
+  return `${head}:\n\n${excerpt.join('\n')}`;
 }
 
 /** A message (e.g. of an error thrown while converting the document) without secret values of `text`. */

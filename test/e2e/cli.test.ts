@@ -71,6 +71,18 @@ describe('sql-resources CLI', () => {
     expect(refused.stderr).toContain("unknown _class 'oracle'");
   });
 
+  it('check reports a YAML syntax error without printing the password next to it', async () => {
+    const profile = join(workDir, 'syntax.yml');
+    writeFileSync(profile, 'resources:\n  db:\n    _class: mysql\n    server:\n      password: hunter2-syntax: oops\n      host: 127.0.0.1\n');
+    const result = await runCli(['check', profile]);
+    expect(result.code).toBe(1);
+    const output = result.stdout + result.stderr;
+    expect(output).toContain(`profile ${profile} is not valid YAML/JSON: `);
+    expect(output).toContain('at line 5, column ');
+    expect(output).toContain('      password: ***');
+    expect(output).not.toContain('hunter2');
+  });
+
   it('serve runs the example profile until SIGINT, with $app reachable from server.lib', async () => {
     const child = spawnCli(['serve', 'examples/people.yml', '--port', '0']);
     try {

@@ -85,7 +85,8 @@ export class MysqlAdapter implements DriverAdapter {
       charset: settings.charset,
       timezone: settings.timezone,
     };
-    const { connectionLimit: _limit, maxPreparedStatements: _cached, waitForConnections: _wait, queueLimit: _queue, ...single } = options as Record<string, unknown>;
+    const single: Record<string, unknown> = { ...options };
+    for (const poolOnly of ['connectionLimit', 'maxPreparedStatements', 'waitForConnections', 'queueLimit', 'maxIdle', 'idleTimeout']) delete single[poolOnly];
     this.#connectionOptions = single;
     this.#pool = createPool(options) as unknown as MysqlPool;
     const [{ version }] = (await this.run('SELECT VERSION() AS version', [])).rows as [{ version: string }];
