@@ -7,7 +7,7 @@ import { SqlResourceError } from '../errors';
 import { ResourceManager } from '../resource-manager';
 import type { EndpointDefinition } from '../endpoints';
 import { validateEndpoints, type HandlerDefinition } from './endpoint-config';
-import { buildServer, corsOptions, type RouteHandler } from './http';
+import { buildServer, httpOptions, profileInteger, type RouteHandler } from './http';
 import { loadProfile, type Profile } from './profile';
 
 const log = createDebug('sql-resources:app');
@@ -42,7 +42,6 @@ declare global {
 
 export const defaultPort = 8077;
 export const defaultHost = '127.0.0.1';
-const defaultBodyLimit = 1024 * 1024;
 
 function buildResources(profile: Profile): ResourceManager {
   const resources = new ResourceManager();
@@ -50,17 +49,6 @@ function buildResources(profile: Profile): ResourceManager {
   if (!isPlainObject(declared)) throw new SqlResourceError('CONFIG_INVALID', 'profile: resources must be a mapping of id → configuration');
   for (const [id, config] of Object.entries(declared)) resources.add(id, config);
   return resources;
-}
-
-/** An integer `server.<key>` (a numeric string or `{{ENV:-fallback}}` is accepted), within bounds. */
-function profileInteger(server: Record<string, unknown>, key: string, fallback: number, min: number, max: number): number {
-  const raw = typeof server[key] === 'string' ? substituteEnv('profile', `server.${key}`, server[key] as string) : server[key];
-  if (raw === undefined || raw === null) return fallback;
-  const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new SqlResourceError('CONFIG_INVALID', `profile: server.${key} must be an integer from ${min} to ${max}`);
-  }
-  return value;
 }
 
 /** Loads `server.lib` and builds each handler endpoint's `(req, res)` function from its factory. */
@@ -105,9 +93,8 @@ export function createApp(source: Profile | string): App {
   if (!isPlainObject(server)) throw new Error('profile: server must be a mapping');
   const { database, handlers } = validateEndpoints(server.endpoints, resources, server.lib !== undefined);
   const routeHandlers = loadHandlers(handlers, server.lib, baseDir);
-  const bodyLimit = profileInteger(server, 'bodyLimit', defaultBodyLimit, 1, Number.MAX_SAFE_INTEGER);
+  const httpSettings = httpOptions(server);
   const profilePort = profileInteger(server, 'port', defaultPort, 0, 65535);
-  const cors = corsOptions(server.cors);
   const listens = database.length > 0 || routeHandlers.length > 0;
   let http: FastifyInstance | undefined;
   let stopping: Promise<void> | undefined;
@@ -125,7 +112,7 @@ export function createApp(source: Profile | string): App {
       await resources.startAll();
       if (!listens) return;
       try {
-        http = await buildServer(database, routeHandlers, resources, { bodyLimit, cors });
+        http = await buildServer(database, routeHandlers, resources, httpSettings);
         const port = options.port ?? profilePort;
         const host = options.host ?? (typeof server.host === 'string' ? substituteEnv('profile', 'server.host', server.host) : defaultHost);
         await http.listen({ port, host });

@@ -167,7 +167,7 @@ describe.each(kinds)('%s pool exhaustion', (kind: Kind) => {
       expect(statuses[0]).toBe(200);
       expect(statuses[2]).toBe(503);
       const refused = answers.find((answer) => answer.status === 503);
-      expect(refused?.body.message).toMatch(/^query failed: .*(timeout exceeded when trying to connect|Queue limit reached)/i);
+      expect(refused?.body).toEqual({ code: 'nok', message: expect.stringMatching(/^internal error \(request \S+\)$/), error: 'DB_UNAVAILABLE' });
       expect((await call(app, 'GET', '/slow')).status).toBe(200);
     } finally {
       await app.stop();
