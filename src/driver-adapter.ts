@@ -5,6 +5,7 @@
  */
 export type Row = Record<string, unknown>;
 
+
 /**
  * Rows a stream reads per batch unless the resource's `streamBatchSize` says otherwise: one
  * promise and one driver round trip per batch, not per row, with memory bounded by the batch.
@@ -53,9 +54,18 @@ export interface SqlDialect {
 /** Runs statements on one connection (inside a transaction). */
 export type StatementRunner = (sql: string, params: readonly unknown[]) => Promise<StatementResult>;
 
+/** How long a call may wait for a pooled connection, as the pool's own options say. */
+export interface PoolWait {
+  /** Refused (DB_UNAVAILABLE) after waiting this long; none: waits as long as it takes. */
+  readonly timeoutMs?: number;
+  /** At most this many calls wait; more are refused at once (0: none waits). */
+  readonly maxWaiting?: number;
+}
+
 export interface DriverAdapter extends SqlDialect {
   /** Connections the pool holds at most. */
   readonly poolSize: number;
+  readonly poolWait: PoolWait;
   /** Creates the pool and proves it with one round trip. */
   open(): Promise<void>;
   /** `signal`: when it aborts, the statement is cancelled on the server (see cancellation.ts). */

@@ -149,7 +149,8 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     this.#adapter = adapter;
     this.#columns.clear();
     this.#tables.clear();
-    this.#streamSlots = Math.max(1, adapter.poolSize - 2);
+    // A pool of one or two is too small to keep any back (tests, development): streams may take it all.
+    this.#streamSlots = adapter.poolSize > 2 ? adapter.poolSize - 2 : Math.max(1, adapter.poolSize);
     this.#state = 'started';
     this.afterStart();
     this.log('connected to %s:%d/%s', server.host, server.port, server.database);
@@ -394,21 +395,30 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     }
   }
 
+  /** A stream slot, waited for within the pool's own wait limits (the wait for a connection moved here). */
   #takeStreamSlot(signal: AbortSignal | undefined): Promise<void> | void {
     if (this.#streamSlots > 0) {
       this.#streamSlots--;
       return;
     }
     if (signal?.aborted) throw callerGone();
+    const { timeoutMs, maxWaiting } = this.adapter.poolWait;
+    if (maxWaiting !== undefined && this.#streamWaiters.length >= maxWaiting) throw poolExhausted(this.id, 'its wait queue is full');
     return new Promise<void>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const leave = (error: Error): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', gone);
+        this.#streamWaiters = this.#streamWaiters.filter((waiter) => waiter !== granted);
+        reject(error);
+      };
       const granted = (): void => {
+        clearTimeout(timer);
         signal?.removeEventListener('abort', gone);
         resolve();
       };
-      const gone = (): void => {
-        this.#streamWaiters = this.#streamWaiters.filter((waiter) => waiter !== granted);
-        reject(callerGone());
-      };
+      const gone = (): void => leave(callerGone());
+      if (timeoutMs !== undefined) timer = setTimeout(() => leave(poolExhausted(this.id, `no connection for a stream within ${timeoutMs} ms`)), timeoutMs);
       signal?.addEventListener('abort', gone, { once: true });
       this.#streamWaiters.push(granted);
     });
@@ -557,6 +567,10 @@ function storedForm(entry: Row): Row {
   const stored: Row = {};
   for (const [column, value] of Object.entries(entry)) if (value !== undefined) stored[column] = toStoredValue(value);
   return stored;
+}
+
+function poolExhausted(id: string, why: string): SqlResourceError {
+  return new SqlResourceError('DB_UNAVAILABLE', `stream of resource '${id}' refused: the pool is exhausted (${why})`);
 }
 
 function countOne(row: Row | undefined): number {

@@ -1,7 +1,7 @@
 import { createConnection, createPool } from 'mysql2';
 import { callerGone, watchCancel } from '../../cancellation';
 import type { ServerSettings } from '../../config';
-import type { AdapterHooks, ColumnInfo, ColumnType, DriverAdapter, Row, StatementResult, StatementRunner } from '../../driver-adapter';
+import type { AdapterHooks, ColumnInfo, ColumnType, DriverAdapter, PoolWait, Row, StatementResult, StatementRunner } from '../../driver-adapter';
 
 /** What runs a statement: the pool, or one connection of it. */
 interface MysqlQueryable {
@@ -23,6 +23,8 @@ interface MysqlConnection extends MysqlQueryable {
   resume(): void;
   release(): void;
   destroy(): void;
+  /** The socket: mysql2's `destroy()` only half-closes it. */
+  readonly stream?: { destroy(): void };
 }
 type MysqlCallback = (error: MysqlError | null, result: unknown) => void;
 interface MysqlError extends Error {
@@ -46,6 +48,7 @@ export class MysqlAdapter implements DriverAdapter {
   supportsReturning = false;
   readonly supportsUpdateReturning = false;
   readonly poolSize: number;
+  readonly poolWait: PoolWait;
   readonly #settings: ServerSettings;
   readonly #hooks: AdapterHooks;
   readonly #multipleStatements: boolean;
@@ -58,6 +61,9 @@ export class MysqlAdapter implements DriverAdapter {
     this.#hooks = hooks;
     this.#multipleStatements = settings.driverOptions.multipleStatements === true;
     this.poolSize = Number(settings.driverOptions.connectionLimit ?? defaultPoolSize);
+    // mysql2: `waitForConnections: false` refuses at once; `queueLimit` (0: no limit) bounds the waiting calls.
+    const queueLimit = Number(settings.driverOptions.queueLimit ?? 0);
+    this.poolWait = settings.driverOptions.waitForConnections === false ? { maxWaiting: 0 } : queueLimit > 0 ? { maxWaiting: queueLimit } : {};
   }
 
   placeholder(): string {
@@ -123,7 +129,8 @@ export class MysqlAdapter implements DriverAdapter {
       killer.on('error', reject);
       killer.query(`KILL QUERY ${Number(threadId)}`, (error) => {
         killer.end(() => undefined);
-        if (error) reject(error);
+        // The thread may have ended first (its socket closed): nothing left to cancel.
+        if (error && (error as { code?: string }).code !== 'ER_NO_SUCH_THREAD') reject(error);
         else resolve();
       });
     });
@@ -222,6 +229,9 @@ export class MysqlAdapter implements DriverAdapter {
         // The server may still be running it (SLEEP, a long sort): it does not notice a closed socket.
         if (!complete && !watch.fired && failure === undefined) this.#kill(connection).catch((error: Error) => this.#hooks.onPoolError(error));
         connection.destroy();
+        // mysql2 only ends its side: a server blocked writing rows to a paused socket would wait
+        // for net_write_timeout (60 s), holding its locks. A full close fails that write at once.
+        connection.stream?.destroy();
       }
     }
   }

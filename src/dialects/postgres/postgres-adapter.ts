@@ -2,7 +2,7 @@ import { Client, Pool, types as pgTypes, type PoolClient, type PoolConfig, type 
 import Cursor from 'pg-cursor';
 import type { ServerSettings } from '../../config';
 import { callerGone, watchCancel } from '../../cancellation';
-import type { AdapterHooks, ColumnInfo, ColumnType, DriverAdapter, Row, StatementResult, StatementRunner } from '../../driver-adapter';
+import type { AdapterHooks, ColumnInfo, ColumnType, DriverAdapter, PoolWait, Row, StatementResult, StatementRunner } from '../../driver-adapter';
 
 /** What runs a statement: the pool, or one client of it (the slice of both this adapter uses). */
 interface PgQueryable {
@@ -81,6 +81,7 @@ export class PostgresAdapter implements DriverAdapter {
   readonly supportsReturning = true;
   readonly supportsUpdateReturning = true;
   readonly poolSize: number;
+  readonly poolWait: PoolWait;
   readonly #settings: ServerSettings;
   readonly #hooks: AdapterHooks;
   readonly #statementNames = new Map<string, string>();
@@ -95,6 +96,9 @@ export class PostgresAdapter implements DriverAdapter {
     this.#settings = settings;
     this.#hooks = hooks;
     this.poolSize = Number(settings.driverOptions.max ?? defaultPoolSize);
+    // pg waits `connectionTimeoutMillis` (our `connectTimeout`) for a pooled client; 0 or none: no limit.
+    const waitMs = Number(settings.driverOptions.connectionTimeoutMillis ?? settings.driverOptions.connectTimeout ?? 0);
+    this.poolWait = waitMs > 0 ? { timeoutMs: waitMs } : {};
     if (settings.timezone !== 'local') {
       const codec = timezoneCodec(settings.timezone);
       this.#encodeDate = codec.encode;

@@ -25,6 +25,8 @@ export interface HttpOptions {
   exposeErrors?: boolean;
   /** Milliseconds a client has to send a whole request (0: no limit). */
   requestTimeout?: number;
+  /** Milliseconds a streamed answer may make no progress before its connection is closed (0: no limit). */
+  writeTimeout?: number;
   /** Strict-Transport-Security; off unless configured. */
   hsts?: HstsOptions | false;
 }
@@ -34,6 +36,7 @@ export const defaultMaxDepth = 64;
 /** lossless-json parses recursively: far deeper bodies would reach the stack's limit. */
 export const maxMaxDepth = 1000;
 export const defaultRequestTimeout = 30_000;
+export const defaultWriteTimeout = 30_000;
 const defaultHstsMaxAge = 365 * 24 * 60 * 60;
 
 /** An integer `server.<key>` (a numeric string or `{{ENV:-fallback}}` is accepted), within bounds. */
@@ -110,6 +113,7 @@ export function httpOptions(server: Record<string, unknown>): Required<Omit<Http
     exposeErrors: profileBoolean(server, 'exposeErrors'),
     // Node's own timers take at most 2^31 - 1 ms.
     requestTimeout: profileInteger(server, 'requestTimeout', defaultRequestTimeout, 0, 2 ** 31 - 1),
+    writeTimeout: profileInteger(server, 'writeTimeout', defaultWriteTimeout, 0, 2 ** 31 - 1),
     hsts: hsts(server.hsts),
   };
 }

@@ -7,18 +7,33 @@ import type { HandlerDefinition } from '../endpoint-config';
 import { registerBodyParsers } from './body';
 import { clientErrorHandler, errorAnswer, errorHandler, frameworkErrorHandler, notFoundHandler, sendNok } from './errors';
 import { listBody } from './list-body';
-import { defaultMaxDepth, defaultRequestTimeout, type HttpOptions } from './options';
+import { defaultMaxDepth, defaultRequestTimeout, defaultWriteTimeout, type HttpOptions } from './options';
 import { helmetOptions, hostMatcher, securityHeaders } from './security';
 import { stringifyJson } from './serialize';
 
 export type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => unknown;
 
-function toEndpointRequest(request: FastifyRequest): EndpointRequest {
+function toEndpointRequest(request: FastifyRequest, signal: AbortSignal | undefined): EndpointRequest {
   return {
     params: request.params as Record<string, string | undefined>,
     query: (request.query ?? {}) as Record<string, unknown>,
     body: request.body,
+    signal,
   };
+}
+
+/**
+ * A signal that aborts when the client leaves before its answer is complete, so the endpoint's
+ * statement is cancelled on the server. Only `sql` endpoints get one: table endpoints run short
+ * statements on keys, and skipping it keeps their path as cheap as before.
+ */
+function clientGoneSignal(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  const response = reply.raw;
+  response.once('close', () => {
+    if (!response.writableFinished) controller.abort();
+  });
+  return controller.signal;
 }
 
 /**
@@ -83,15 +98,20 @@ export async function buildServer(
   server.setNotFoundHandler(notFoundHandler);
   if (options.cors) await server.register(cors, options.cors);
 
+  const writeTimeout = options.writeTimeout ?? defaultWriteTimeout;
   for (const definition of endpoints) {
     const handle = createEndpointHandler(definition, resources.get(definition.resource));
+    const cancellable = definition.sql !== undefined;
     server.route({
       method: definition.method,
       url: definition.path,
       handler: async (request, reply) => {
-        const response = await handle(toEndpointRequest(request));
+        const response = await handle(toEndpointRequest(request, cancellable ? clientGoneSignal(reply) : undefined));
         void reply.code(response.statusCode).type('application/json; charset=utf-8');
-        if ('moreBatches' in response) return reply.send(listBody(response.message, response.readBatches, response.moreBatches));
+        if ('moreBatches' in response) {
+          // A reader that takes nothing for writeTimeout loses its connection; the stream and its statement end.
+          return reply.send(listBody(response.message, response.readBatches, response.moreBatches, writeTimeout, () => reply.raw.destroy()));
+        }
         return { code: 'ok', message: response.message, data: response.data, total: response.total };
       },
     });
