@@ -74,7 +74,12 @@ function isCatalogueCode(code: unknown): code is ErrorCode {
 export function errorAnswer(error: unknown, requestId: string, exposeErrors: boolean): ErrorAnswer {
   const code = (error as { code?: unknown } | null)?.code;
   let answer: ErrorAnswer;
-  if (error instanceof SqlResourceError) answer = { statusCode: error.statusCode, error: error.code, message: error.message };
+  // A database's own words may quote the request's values: clients get the clientMessage,
+  // except for a 5xx the profile chose to expose (server.exposeErrors, for debugging).
+  if (error instanceof SqlResourceError) {
+    const exposed = error.statusCode >= 500 && exposeErrors;
+    answer = { statusCode: error.statusCode, error: error.code, message: exposed ? error.message : (error.clientMessage ?? error.message) };
+  }
   else if (typeof code === 'string' && frameworkAnswers.has(code)) {
     const known = frameworkAnswers.get(code) as { error: ErrorCode; message: string };
     answer = { statusCode: errorCatalogue[known.error].statusCode, ...known };
