@@ -25,7 +25,9 @@ class StubAdapter implements DriverAdapter {
   readonly name = 'mysql';
   readonly supportsReturning = true;
   readonly supportsUpdateReturning = false;
+  readonly columnNamesIgnoreCase = true;
   readonly poolSize = 10;
+  readonly poolWait = {};
   placeholder(): string {
     return '?';
   }

@@ -45,6 +45,8 @@ export interface SqlDialect {
   readonly supportsReturning: boolean;
   /** `UPDATE … RETURNING *` is available (PostgreSQL; not MariaDB nor MySQL). */
   readonly supportsUpdateReturning: boolean;
+  /** Column names match whatever their case (MySQL), so `ID` names the column `id`. */
+  readonly columnNamesIgnoreCase: boolean;
   /** Bound-parameter marker for the 1-based position `index`. */
   placeholder(index: number): string;
   /** Quotes one identifier part, doubling embedded quote characters. */

@@ -277,9 +277,14 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
   }
 
   protected run(adapter: DriverAdapter, statement: Statement, signal?: AbortSignal): Promise<StatementResult> {
-    if (this.#logSql.enabled) this.#logSql('%s', statement.sql);
-    if (this.#logParams.enabled) this.#logParams('%o', redactParams(statement.params, this.config.server.password));
+    this.#trace(statement.sql, statement.params);
     return adapter.run(statement.sql, statement.params, signal);
+  }
+
+  /** The `:sql` and `:params` debug lines of a statement about to run. */
+  #trace(sql: string, params: readonly unknown[]): void {
+    if (this.#logSql.enabled) this.#logSql('%s', sql);
+    if (this.#logParams.enabled) this.#logParams('%o', redactParams(params, this.config.server.password));
   }
 
   /** Columns of a table from the database's catalogue, cached for the life of the pool. */
@@ -294,7 +299,7 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
           if (this.#columns.get(table) !== reading) return;
           // A table not there yet is asked again next time: one created later gets typed binding too.
           if (columns.length === 0) this.#columns.delete(table);
-          else this.#tables.set(table, tableShape(columns, this.#adapter?.name === 'mysql'));
+          else this.#tables.set(table, tableShape(columns, this.#adapter?.columnNamesIgnoreCase === true));
         },
         () => this.#columns.delete(table),
       );
@@ -312,7 +317,8 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     if (typeof table !== 'string') return undefined;
     const known = this.#tables.get(table);
     if (known !== undefined) return known;
-    return this.columns(table).then((columns) => (columns.length > 0 ? tableShape(columns, this.#adapter?.name === 'mysql') : undefined));
+    // columns() files the shape in #tables before this reaction runs.
+    return this.columns(table).then((columns) => (columns.length > 0 ? this.#tables.get(table) : undefined));
   }
 
   /**
@@ -378,8 +384,7 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     try {
       await this.#takeStreamSlot(options.signal);
       holdsSlot = true;
-      if (this.#logSql.enabled) this.#logSql('%s', sql);
-      if (this.#logParams.enabled) this.#logParams('%o', redactParams(params, this.config.server.password));
+      this.#trace(sql, params);
       for await (const batch of adapter.stream(sql, params, this.streamBatchSize, options.signal)) {
         rowCount += batch.length;
         yield batch;
@@ -442,9 +447,13 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
   }
 
   insert(table: string, entry: Row, callback?: Callback<Row>): Promise<Row> {
-    const work = async (adapter: DriverAdapter): Promise<StatementResult> => {
-      const typed = await this.#withShape(table, (shape) => (shape ? typedEntry(shape, table, entry) : entry));
-      return adapter.supportsReturning ? this.run(adapter, buildInsert(adapter, table, typed)) : this.#insertAndReadBack(adapter, table, typed);
+    const work = (adapter: DriverAdapter): Promise<StatementResult> => {
+      if (!adapter.supportsReturning) {
+        return Promise.resolve(this.#withShape(table, (shape) => (shape ? typedEntry(shape, table, entry) : entry))).then((typed) =>
+          this.#insertAndReadBack(adapter, table, typed),
+        );
+      }
+      return this.#runBuilt(adapter, this.#withShape(table, (shape) => buildInsert(adapter, table, shape ? typedEntry(shape, table, entry) : entry)));
     };
     return this.#execute('insert', table, work, firstRow, one, callback, Delivery.Response);
   }
@@ -492,11 +501,11 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
    */
   updateOne(table: string, data: Row, filter: Filter, callback?: Callback<Row | undefined>): Promise<Row | undefined> {
     const work = async (adapter: DriverAdapter): Promise<Row | undefined> => {
-      const { values, key, readBack } = await this.#withShape(table, (shape) => ({
-        values: shape ? typedEntry(shape, table, data) : data,
-        key: shape ? typedFilter(shape, table, filter) : filter,
-        readBack: shape ? writtenKey(shape, data, typedFilter(shape, table, filter)) : filter,
-      }));
+      const { values, key, readBack } = await this.#withShape(table, (shape) => {
+        if (!shape) return { values: data, key: filter, readBack: filter };
+        const typedKey = typedFilter(shape, table, filter);
+        return { values: typedEntry(shape, table, data), key: typedKey, readBack: writtenKey(shape, data, typedKey) };
+      });
       return adapter.transaction(async (runInTransaction) => {
         const run = this.#logged(runInTransaction);
         const returning = adapter.supportsUpdateReturning;
@@ -529,8 +538,7 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
   /** A transaction's runner that logs like `run`. */
   #logged(run: StatementRunner): (statement: Statement) => Promise<StatementResult> {
     return (statement) => {
-      if (this.#logSql.enabled) this.#logSql('%s', statement.sql);
-      if (this.#logParams.enabled) this.#logParams('%o', redactParams(statement.params, this.config.server.password));
+      this.#trace(statement.sql, statement.params);
       return run(statement.sql, statement.params);
     };
   }

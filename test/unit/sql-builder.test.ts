@@ -1,11 +1,12 @@
 import type { SqlDialect } from '../../src/driver-adapter';
 import { buildDelete, buildInsert, buildSelect, buildUpdate } from '../../src/sql-builder';
 
-const mysql: SqlDialect = { name: 'mysql', supportsReturning: false, supportsUpdateReturning: false, placeholder: () => '?', quoteIdentifier: (part) => '`' + part.replace(/`/g, '``') + '`' };
+const mysql: SqlDialect = { name: 'mysql', supportsReturning: false, supportsUpdateReturning: false, columnNamesIgnoreCase: true, placeholder: () => '?', quoteIdentifier: (part) => '`' + part.replace(/`/g, '``') + '`' };
 const postgres: SqlDialect = {
   name: 'postgres',
   supportsReturning: true,
   supportsUpdateReturning: true,
+  columnNamesIgnoreCase: false,
   placeholder: (index) => `$${index}`,
   quoteIdentifier: (part) => '"' + part.replace(/"/g, '""') + '"',
 };

@@ -46,6 +46,7 @@ const statementCacheSize = 256;
 export class MysqlAdapter implements DriverAdapter {
   readonly name = 'mysql';
   supportsReturning = false;
+  readonly columnNamesIgnoreCase = true;
   readonly supportsUpdateReturning = false;
   readonly poolSize: number;
   readonly poolWait: PoolWait;

@@ -79,6 +79,7 @@ function toStatementResult(result: QueryResult): StatementResult {
 export class PostgresAdapter implements DriverAdapter {
   readonly name = 'postgres';
   readonly supportsReturning = true;
+  readonly columnNamesIgnoreCase = false;
   readonly supportsUpdateReturning = true;
   readonly poolSize: number;
   readonly poolWait: PoolWait;
