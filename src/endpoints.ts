@@ -167,7 +167,7 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
       const id = requestId(request);
       const { affectedRows } = await byId(() => resource.deleteOne(table, { [idField]: id }));
       if (affectedRows === 0) throw notFound();
-      return { statusCode: 200, message: `${label}: deleted`, data: { [idField]: typeof id === 'bigint' ? id.toString() : id, affectedRows } };
+      return { statusCode: 200, message: `${label}: deleted`, data: { [idField]: id, affectedRows } };
     },
   };
   return handlers[definition.endpoint];

@@ -52,6 +52,8 @@ describe.each(kinds)('%s answers in the envelope', (kind: Kind) => {
   it('answers 404 ROUTE_NOT_FOUND without the path', async () => {
     const answer = await sendRaw(port, 'GET /nowhere-Secret-Path?q=Secret-Query HTTP/1.1\r\nHost: localhost\r\n\r\n');
     expectEnvelope(answer, 404, 'ROUTE_NOT_FOUND', ['Secret-Path', 'Secret-Query']);
+    // A request without a body was read whole: its keep-alive connection stays open.
+    expect(answer.headers.connection).not.toBe('close');
   });
 
   it('keeps a 404 of a missing row in the envelope with NOT_FOUND', async () => {

@@ -14,8 +14,14 @@ const jsonType = 'application/json; charset=utf-8';
  * of a body nobody reads, and hold `stop()` until the request timeout.
  */
 export function sendNok(request: FastifyRequest, reply: FastifyReply, statusCode: number, error: ErrorCode, message: string): void {
-  if (!request.raw.complete) void reply.header('connection', 'close');
+  if (!request.raw.complete && hasBody(request)) void reply.header('connection', 'close');
   void reply.code(statusCode).type(jsonType).send(nokBody(error, message));
+}
+
+/** A request without a body is read whole with its headers, even before Node marks it `complete`. */
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /** The nok envelope as JSON text. */
