@@ -1,28 +1,11 @@
 import type { SqlResource } from '../../src';
 import { ResourceManager } from '../../src/resource-manager';
-import { kinds, rawQuery, resourceConfig, type Kind } from '../support/servers';
+import { runningStatements as running, waitUntil } from '../support/activity';
+import { kinds, resourceConfig, type Kind } from '../support/servers';
 
 /** A statement that sleeps `seconds`, tagged so the catalogue of running statements can find it. */
 function sleepSql(kind: Kind, tag: string, seconds: number): string {
   return kind === 'mysql' ? `SELECT SLEEP(${seconds}) AS slept, '${tag}' AS tag` : `SELECT pg_sleep(${seconds}) AS slept, '${tag}' AS tag`;
-}
-
-/** How many statements holding `tag` the server is running now (the probe itself excluded). */
-async function running(kind: Kind, tag: string): Promise<number> {
-  const rows =
-    kind === 'mysql'
-      ? await rawQuery(kind, "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE CONCAT('%', ?, '%') AND INFO NOT LIKE '%PROCESSLIST%'", [tag])
-      : await rawQuery(kind, "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%' || $1 || '%' AND query NOT LIKE '%pg_stat_activity%'", [tag]);
-  return Number(rows[0].n);
-}
-
-async function waitUntil(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return check();
 }
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

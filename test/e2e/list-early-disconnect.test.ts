@@ -1,5 +1,5 @@
-import { request } from 'node:http';
-import { createApp, type App } from '../../src';
+import { createApp } from '../../src';
+import { leaveAfter as leaveEarly } from '../support/activity';
 import { call } from '../support/http';
 import { kinds, resourceConfig, type Kind, digitsTable } from '../support/servers';
 
@@ -9,19 +9,6 @@ const slowRowsSql: Record<Kind, string> = {
   mysql: `SELECT z.s, a.d * 1000 + b.d * 100 + c.d * 10 + e.d AS n FROM (SELECT SLEEP(0.3) AS s) z, ${digitsTable} a, ${digitsTable} b, ${digitsTable} c, ${digitsTable} e`,
   postgres: 'SELECT z.s::text AS s, n FROM (SELECT pg_sleep(0.3) AS s) z, generate_series(0, 9999) AS n',
 };
-
-/** Sends a GET and drops the connection after `ms`, before any answer. */
-function leaveEarly(app: App, path: string, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const outgoing = request({ host: '127.0.0.1', port: app.address()?.port, path });
-    outgoing.on('error', () => undefined);
-    outgoing.end();
-    setTimeout(() => {
-      outgoing.destroy();
-      resolve();
-    }, ms);
-  });
-}
 
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

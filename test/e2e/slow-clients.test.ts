@@ -1,41 +1,10 @@
 import { connect, type Socket } from 'node:net';
-import { request } from 'node:http';
 import { createApp, type App } from '../../src';
+import { leaveAfter, runningStatements as running, waitUntil } from '../support/activity';
 import { call } from '../support/http';
 import { fillNumbersSql, kinds, q, rawQuery, resourceConfig, uniqueName, type Kind } from '../support/servers';
 
-/** How many statements holding `tag` the server runs now (the probe itself excluded). */
-async function running(kind: Kind, tag: string): Promise<number> {
-  const rows =
-    kind === 'mysql'
-      ? await rawQuery(kind, "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE CONCAT('%', ?, '%') AND INFO NOT LIKE '%PROCESSLIST%'", [tag])
-      : await rawQuery(kind, "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%' || $1 || '%' AND query NOT LIKE '%pg_stat_activity%'", [tag]);
-  return Number(rows[0].n);
-}
-
-async function waitUntil(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return check();
-}
-
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Sends a GET and drops the connection after `ms`, before any answer. */
-function leaveAfter(app: App, path: string, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const outgoing = request({ host: '127.0.0.1', port: app.address()?.port, path });
-    outgoing.on('error', () => undefined);
-    outgoing.end();
-    setTimeout(() => {
-      outgoing.destroy();
-      resolve();
-    }, ms);
-  });
-}
 
 /** A client that asks for `path` and never reads the answer; resolves once the request is sent. */
 function neverReads(app: App, path: string): Promise<Socket> {
