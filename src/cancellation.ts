@@ -1,3 +1,5 @@
+import { SqlResourceError } from './errors';
+
 /**
  * Cancelling a statement whose caller is gone (an HTTP client that left). The adapters send the
  * server its own cancel (PostgreSQL `pg_cancel_backend`, MariaDB/MySQL `KILL QUERY`) on a
@@ -32,6 +34,6 @@ export function watchCancel(signal: AbortSignal | undefined, cancel: () => Promi
 }
 
 /** The error a statement ends with when its caller left before it could start. */
-export function callerGone(): Error {
-  return Object.assign(new Error('the caller is gone; the statement was not run'), { code: 'ABORT_ERR' });
+export function callerGone(): SqlResourceError {
+  return new SqlResourceError('CANCELLED', 'the caller is gone; the statement was not run');
 }

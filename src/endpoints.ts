@@ -75,14 +75,10 @@ function objectBody(request: EndpointRequest): Record<string, unknown> {
   return body;
 }
 
-/** A call naming a row by its id: an id its key column cannot take is the client's INVALID_ID. */
-async function byId<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (!(error instanceof SqlResourceError) || error.code !== 'INVALID_FILTER') throw error;
-    throw new SqlResourceError('INVALID_ID', error.message.replace(/^filter value for/, 'the id for'), { cause: error });
-  }
+/** For a call naming a row by its id: an id its key column cannot take is the client's INVALID_ID. */
+function asInvalidId(error: unknown): never {
+  if (!(error instanceof SqlResourceError) || error.code !== 'INVALID_FILTER') throw error;
+  throw new SqlResourceError('INVALID_ID', error.message.replace(/^filter value for/, 'the id for'), { cause: error });
 }
 
 /** Template variables: the endpoint's configuration first, then path, then query string. */
@@ -121,7 +117,7 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
 
   const selectRows = async (request: EndpointRequest): Promise<Row[]> => {
     if (template) return (await resource.query(template.sql, template.bind(templateLookup(config, request)), { signal: request.signal })) as Row[];
-    return byId(() => resource.read(table, { [idField]: requestId(request) }));
+    return resource.read(table, { [idField]: requestId(request) }).catch(asInvalidId);
   };
 
   // Messages never echo the id: a client's value is not reflected back to it.
@@ -159,13 +155,13 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
       if (request.params.id === undefined && idField !== 'id') delete data.id;
       if (Object.keys(data).length === 0) throw bodyError('the request body must hold at least one column to update');
       // One transaction: the whole body is checked first, more than one matching row rolls back (409).
-      const row = await byId(() => resource.updateOne(table, data, { [idField]: id }));
+      const row = await resource.updateOne(table, data, { [idField]: id }).catch(asInvalidId);
       if (row === undefined) throw notFound();
       return { statusCode: 200, message: `${label}: updated`, data: row };
     },
     async delete(request) {
       const id = requestId(request);
-      const { affectedRows } = await byId(() => resource.deleteOne(table, { [idField]: id }));
+      const { affectedRows } = await resource.deleteOne(table, { [idField]: id }).catch(asInvalidId);
       if (affectedRows === 0) throw notFound();
       return { statusCode: 200, message: `${label}: deleted`, data: { [idField]: id, affectedRows } };
     },

@@ -26,6 +26,7 @@ export const errorCatalogue = {
   UNSUPPORTED_MEDIA_TYPE: { statusCode: 415, summary: 'request body is not JSON (Content-Type)' },
   HOST_NOT_ALLOWED: { statusCode: 421, summary: 'Host header not in server.allowedHosts' },
   HEADERS_TOO_LARGE: { statusCode: 431, summary: 'request headers too large' },
+  CANCELLED: { statusCode: 499, summary: 'the caller left; the statement was not run or was cancelled' },
   INTERNAL_ERROR: { statusCode: 500, summary: 'internal error' },
   DB_UNAVAILABLE: { statusCode: 503, summary: 'database unreachable or pool exhausted' },
   DB_ERROR: { statusCode: 500, summary: 'database error' },
@@ -120,6 +121,7 @@ export function fromDriverError(operation: string, error: unknown, secret?: stri
   const reason = redact(messageOf(error), secret) || driverCode || 'unknown error';
   const suffix = driverCode && !reason.includes(driverCode) ? ` (${driverCode})` : '';
   const message = `${operation} failed: ${reason}${suffix}`;
+  scrubSecret(error, secret);
   const code = catalogueCodeOf(error, driverCode, sqlState);
   const clientMessage = `${operation} failed: ${errorCatalogue[code].summary}${structuredNames(error)}${driverCode ? ` (${driverCode})` : ''}`;
   return new SqlResourceError(code, message, { cause: error, driverCode, sqlState, clientMessage });
@@ -158,6 +160,27 @@ function isConnectionClosed(error: unknown): boolean {
   return /connection terminated|can't add new command when connection is in closed state|connection lost|client has encountered a connection error/i.test(
     message,
   );
+}
+
+/** A pool used after `close()`: detected here, so no message needs matching later. */
+export function poolClosed(): SqlResourceError {
+  return new SqlResourceError('DB_UNAVAILABLE', 'pool is closed');
+}
+
+/** Text fields of driver errors that may quote a statement's values (mysql2, pg). */
+const driverTextFields = ['message', 'sqlMessage', 'detail', 'hint', 'where', 'stack'];
+
+/**
+ * Redacts the secret inside the driver's error too: it is kept as `cause`, which loggers and
+ * event listeners print whole, and a value sent by a client may have been the password.
+ */
+function scrubSecret(error: unknown, secret: string | undefined): void {
+  if (!secret || typeof error !== 'object' || error === null) return;
+  const fields = error as Record<string, unknown>;
+  for (const key of driverTextFields) {
+    const value = fields[key];
+    if (typeof value === 'string' && value.includes(secret)) fields[key] = redact(value, secret);
+  }
 }
 
 /** Removes a secret (the password) from text that may reach a log or a client. */

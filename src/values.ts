@@ -106,11 +106,6 @@ function filterValue(column: ColumnInfo, value: unknown): unknown {
   return typed;
 }
 
-/** The rule an id must follow for a key column, for messages. */
-export function keyRule(column: ColumnInfo): string {
-  return `${expected[column.type]} (${column.type} column)`;
-}
-
 /**
  * A value to write, checked before any statement runs: integers stay integers (never 1.5 into
  * an INT, never a rounded 2^53+1), numbers stay numbers; objects and arrays are JSON text only

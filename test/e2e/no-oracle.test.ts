@@ -1,3 +1,5 @@
+import { format } from 'node:util';
+import createDebug from 'debug';
 import { createApp, type App } from '../../src';
 import { call } from '../support/http';
 import { kinds, q, rawQuery, resourceConfig, serverConfig, types, uniqueName, type Kind } from '../support/servers';
@@ -90,5 +92,31 @@ describe.each(kinds)('%s: no oracle for the password', (kind: Kind) => {
       expect(answer.text).not.toContain(password.slice(0, 8));
     }
     expect(new Set(answers.map((answer) => withoutRequestId(answer.text))).size).toBe(1);
+  });
+
+  it('never writes the password to a debug line or a query event, whatever the requests send', async () => {
+    const captured: string[] = [];
+    const savedLog = createDebug.log;
+    const savedNamespaces = createDebug.disable();
+    createDebug.enable('sql-resources:*');
+    createDebug.log = (...args: unknown[]) => void captured.push(format(...args));
+    const listener = (event: unknown): void => void captured.push(format('%o', event));
+    app.resources.get('db').on('query', listener);
+    try {
+      for (const guess of guesses) {
+        await call(app, 'POST', '/rows', { d: guess });
+        await call(app, 'POST', '/rows', { big: guess });
+        await call(app, 'GET', `/templated?v=${encodeURIComponent(guess)}`);
+      }
+    } finally {
+      app.resources.get('db').off('query', listener);
+      createDebug.log = savedLog;
+      createDebug.disable();
+      if (savedNamespaces) createDebug.enable(savedNamespaces);
+    }
+    // The statements and their parameters were logged: the capture is not empty by accident.
+    expect(captured.some((line) => line.includes('INSERT INTO'))).toBe(true);
+    expect(captured.some((line) => line.includes('not-a-guess'))).toBe(true);
+    for (const line of captured) expect(line).not.toContain(password);
   });
 });

@@ -1,5 +1,6 @@
 import { createConnection, createPool } from 'mysql2';
 import { callerGone, watchCancel } from '../../cancellation';
+import { poolClosed } from '../../errors';
 import type { ServerSettings } from '../../config';
 import type { AdapterHooks, ColumnInfo, ColumnType, DriverAdapter, PoolWait, Row, StatementResult, StatementRunner } from '../../driver-adapter';
 
@@ -102,7 +103,7 @@ export class MysqlAdapter implements DriverAdapter {
 
   run(sql: string, params: readonly unknown[], signal?: AbortSignal): Promise<StatementResult> {
     const pool = this.#pool;
-    if (!pool) return Promise.reject(new Error('pool is closed'));
+    if (!pool) return Promise.reject(poolClosed());
     if (signal) return this.#runCancellable(sql, params, signal);
     return this.#runOn(pool, sql, params);
   }
@@ -153,7 +154,7 @@ export class MysqlAdapter implements DriverAdapter {
 
   #connection(): Promise<MysqlConnection> {
     const pool = this.#pool;
-    if (!pool) return Promise.reject(new Error('pool is closed'));
+    if (!pool) return Promise.reject(poolClosed());
     return new Promise<MysqlConnection>((resolve, reject) => pool.getConnection((error, pooled) => (error ? reject(error) : resolve(pooled))));
   }
 

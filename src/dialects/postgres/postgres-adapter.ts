@@ -2,6 +2,7 @@ import { Client, Pool, types as pgTypes, type PoolClient, type PoolConfig, type 
 import Cursor from 'pg-cursor';
 import type { ServerSettings } from '../../config';
 import { callerGone, watchCancel } from '../../cancellation';
+import { poolClosed } from '../../errors';
 import type { AdapterHooks, ColumnInfo, ColumnType, DriverAdapter, PoolWait, Row, StatementResult, StatementRunner } from '../../driver-adapter';
 
 /** What runs a statement: the pool, or one client of it (the slice of both this adapter uses). */
@@ -160,7 +161,7 @@ export class PostgresAdapter implements DriverAdapter {
 
   run(sql: string, params: readonly unknown[], signal?: AbortSignal): Promise<StatementResult> {
     const pool = this.#pool;
-    if (!pool) return Promise.reject(new Error('pool is closed'));
+    if (!pool) return Promise.reject(poolClosed());
     if (signal) return this.#runCancellable(pool, sql, params, signal);
     return this.#runOn(pool as unknown as PgQueryable, sql, params);
   }
@@ -193,7 +194,7 @@ export class PostgresAdapter implements DriverAdapter {
 
   async transaction<T>(work: (run: StatementRunner) => Promise<T>): Promise<T> {
     const pool = this.#pool;
-    if (!pool) throw new Error('pool is closed');
+    if (!pool) throw poolClosed();
     const client: PoolClient = await pool.connect();
     const target = client as unknown as PgQueryable;
     let result: T;
@@ -247,7 +248,7 @@ export class PostgresAdapter implements DriverAdapter {
 
   async *stream(sql: string, params: readonly unknown[], batchSize: number, signal?: AbortSignal): AsyncGenerator<Row[], void, undefined> {
     const pool = this.#pool;
-    if (!pool) throw new Error('pool is closed');
+    if (!pool) throw poolClosed();
     const values = this.#values(params);
     if (signal?.aborted) throw callerGone();
     const client = await pool.connect();
