@@ -34,3 +34,18 @@ export function resourceClassOf(name: string, resourceId: string): ResourceClass
 export function registeredClasses(): string[] {
   return [...registered.keys()];
 }
+
+/**
+ * True when `_class: name` runs on PostgreSQL: `postgres`, `postgresql`, or a registered class
+ * extending PostgresResource. Callers ask here instead of comparing `_class` with a literal.
+ */
+export function isPostgresClass(name: unknown): boolean {
+  const found = typeof name === 'string' ? registered.get(name) : undefined;
+  return found !== undefined && (found === PostgresResource || found.prototype instanceof PostgresResource);
+}
+
+/** True when `_class: name` runs on MySQL or MariaDB (`mysql`, `mariadb`, or a class extending MysqlResource). */
+export function isMysqlClass(name: unknown): boolean {
+  const found = typeof name === 'string' ? registered.get(name) : undefined;
+  return found !== undefined && (found === MysqlResource || found.prototype instanceof MysqlResource);
+}

@@ -1,0 +1,44 @@
+import { SqlResourceError } from './errors';
+
+/**
+ * One integer parser for every input: profile values, `{{ENV}}` substitutions, command-line
+ * options, query strings. Accepted: a safe integer number, or its canonical decimal text
+ * (an optional minus, no plus, space, leading zero, fraction or exponent). Text such as
+ * `12abc`, `1e3`, ` 7` or `007` is refused rather than read as something else.
+ */
+const canonicalInteger = /^-?(?:0|[1-9][0-9]*)$/;
+
+/** The safe integer `value` stands for, or undefined. */
+export function integerOf(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value + 0 : undefined;
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : undefined;
+  if (typeof value !== 'string' || !canonicalInteger.test(value) || value === '-0') return undefined;
+  const parsed = Number(value);
+  return Number.isSafeInteger(parsed) ? parsed : undefined;
+}
+
+/** An integer range, both ends included. */
+export interface IntegerRange {
+  readonly min: number;
+  readonly max: number;
+}
+
+/** The sentence a refused integer setting ends with, e.g. `must be an integer from 1 to 65535`. */
+export function integerRule({ min, max }: IntegerRange): string {
+  if (max === Number.MAX_SAFE_INTEGER) return min === 0 ? 'must be a non-negative integer' : min === 1 ? 'must be a positive integer' : `must be an integer of at least ${min}`;
+  return `must be an integer from ${min} to ${max}`;
+}
+
+/**
+ * A setting that must be an integer within `range`: `fallback` when absent (undefined, null or
+ * ''), else the integer, else CONFIG_INVALID naming `where` and `key` (never the value: it may
+ * have come from a secret environment variable).
+ */
+export function integerSetting(where: string, key: string, value: unknown, fallback: number, range: IntegerRange): number {
+  if (value === undefined || value === null || value === '') return fallback;
+  const parsed = integerOf(value);
+  if (parsed === undefined || parsed < range.min || parsed > range.max) {
+    throw new SqlResourceError('CONFIG_INVALID', `${where}: ${key} ${integerRule(range)}`);
+  }
+  return parsed;
+}
