@@ -1,5 +1,8 @@
 import type { ServerSettings } from '../src/config';
-import type { AdapterHooks, ColumnInfo, DriverAdapter, Row, StatementResult, StatementRunner } from '../src/driver-adapter';
+import type { AdapterHooks, ColumnInfo, DriverAdapter, Row, StatementResult } from '../src/driver-adapter';
+import type { ServerFeatures } from '../src/dialect';
+import { mysqlDialect } from '../src/dialects';
+import type { Executor, Statement } from '../src/statement';
 import { SqlResource } from '../src/sql-resource';
 import { round } from './stats';
 
@@ -22,29 +25,24 @@ const benchColumns: ColumnInfo[] = [
 ];
 
 class StubAdapter implements DriverAdapter {
-  readonly name = 'mysql';
-  readonly supportsReturning = true;
-  readonly supportsUpdateReturning = false;
-  readonly columnNamesIgnoreCase = true;
   readonly poolSize = 10;
   readonly poolWait = {};
-  placeholder(): string {
-    return '?';
+  async open(): Promise<ServerFeatures> {
+    return { insertReturning: true };
   }
-  quoteIdentifier(part: string): string {
-    return '`' + part.replace(/`/g, '``') + '`';
-  }
-  async open(): Promise<void> {}
   run(): Promise<StatementResult> {
     return new Promise((resolve) => setImmediate(resolve, readResult));
   }
   async *stream(): AsyncGenerator<Row[], void, undefined> {
     yield [row];
   }
-  transaction<T>(work: (run: StatementRunner) => Promise<T>): Promise<T> {
-    return work(() => this.run());
+  transaction<T>(work: (executor: Executor) => Promise<T>): Promise<T> {
+    return work(this);
   }
-  async describeTable(): Promise<ColumnInfo[]> {
+  columnsStatement(): Statement {
+    return { sql: 'columns', values: [] };
+  }
+  columnsFrom(): ColumnInfo[] {
     return benchColumns;
   }
   async close(): Promise<void> {}
@@ -52,7 +50,7 @@ class StubAdapter implements DriverAdapter {
 
 class StubResource extends SqlResource {
   constructor() {
-    super('stub', { _class: 'stub', server: { host: 'stub', database: 'stub' } }, 'stub', 1);
+    super('stub', { _class: 'stub', server: { host: 'stub', database: 'stub' } }, mysqlDialect, 1);
   }
   protected createAdapter(_server: ServerSettings, _hooks: AdapterHooks): DriverAdapter {
     return new StubAdapter();

@@ -1,10 +1,12 @@
+import type { ServerFeatures } from './dialect';
+import type { Executor, Statement, StreamingExecutor } from './statement';
+
 /**
  * The seam between the shared resource code and one database driver. Each dialect
  * implements it in one file; everything else (validation, filters, lifecycle, events,
  * callbacks) lives once in `SqlResource`.
  */
 export type Row = Record<string, unknown>;
-
 
 /**
  * Rows a stream reads per batch unless the resource's `streamBatchSize` says otherwise: one
@@ -38,24 +40,6 @@ export interface ColumnInfo {
   unique: boolean;
 }
 
-/** How to write SQL for a dialect: enough for the builders and the template compiler. */
-export interface SqlDialect {
-  readonly name: 'mysql' | 'postgres';
-  /** `INSERT … RETURNING *` is available, so an insert reads its row back in one trip. */
-  readonly supportsReturning: boolean;
-  /** `UPDATE … RETURNING *` is available (PostgreSQL; not MariaDB nor MySQL). */
-  readonly supportsUpdateReturning: boolean;
-  /** Column names match whatever their case (MySQL), so `ID` names the column `id`. */
-  readonly columnNamesIgnoreCase: boolean;
-  /** Bound-parameter marker for the 1-based position `index`. */
-  placeholder(index: number): string;
-  /** Quotes one identifier part, doubling embedded quote characters. */
-  quoteIdentifier(part: string): string;
-}
-
-/** Runs statements on one connection (inside a transaction). */
-export type StatementRunner = (sql: string, params: readonly unknown[]) => Promise<StatementResult>;
-
 /** How long a call may wait for a pooled connection, as the pool's own options say. */
 export interface PoolWait {
   /** Refused (DB_UNAVAILABLE) after waiting this long; none: waits as long as it takes. */
@@ -64,27 +48,25 @@ export interface PoolWait {
   readonly maxWaiting?: number;
 }
 
-export interface DriverAdapter extends SqlDialect {
+/**
+ * The pool of one driver: the executor of a started resource. Statements reach it only through
+ * the statement path (statement-path.ts); it knows nothing of events, logs or the catalogue.
+ */
+export interface DriverAdapter extends StreamingExecutor {
   /** Connections the pool holds at most. */
   readonly poolSize: number;
   readonly poolWait: PoolWait;
-  /** Creates the pool and proves it with one round trip. */
-  open(): Promise<void>;
-  /** `signal`: when it aborts, the statement is cancelled on the server (see cancellation.ts). */
-  run(sql: string, params: readonly unknown[], signal?: AbortSignal): Promise<StatementResult>;
+  /** Creates the pool, proves it with one round trip and says what the server supports. */
+  open(): Promise<ServerFeatures>;
   /**
    * Runs `work` on one connection between BEGIN and COMMIT; ROLLBACK when it throws. The
    * connection goes back to the pool outside any transaction, or is discarded.
    */
-  transaction<T>(work: (run: StatementRunner) => Promise<T>): Promise<T>;
-  /**
-   * Runs a row-returning statement on a connection of its own and yields its rows in batches of
-   * at most `batchSize`, reading the next batch only when asked (bounded memory). A batch
-   * shorter than that is the last one. Ending the iteration early frees the connection.
-   */
-  stream(sql: string, params: readonly unknown[], batchSize: number, signal?: AbortSignal): AsyncGenerator<Row[], void, undefined>;
-  /** Columns of `table` (`name` or `schema.name`), in table order; empty when it does not exist. */
-  describeTable(schema: string | undefined, table: string): Promise<ColumnInfo[]>;
+  transaction<T>(work: (executor: Executor) => Promise<T>): Promise<T>;
+  /** The catalogue query for the columns of `table` (`name` or `schema.name`), in table order. */
+  columnsStatement(schema: string | undefined, table: string): Statement;
+  /** The columns that query's rows describe; none when the table does not exist. */
+  columnsFrom(rows: readonly Row[]): ColumnInfo[];
   /** Closes the pool; callers have already waited for in-flight statements. */
   close(): Promise<void>;
 }

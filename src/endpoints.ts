@@ -1,4 +1,5 @@
 import { isPlainObject } from './config';
+import type { SqlDialect } from './dialect';
 import type { Row } from './driver-adapter';
 import { SqlResourceError } from './errors';
 import type { SqlResource } from './sql-resource';
@@ -94,14 +95,13 @@ function templateLookup(config: Readonly<Record<string, unknown>>, request: Endp
   };
 }
 
-/** Compiles an endpoint's `sql` once, at startup; errors name the endpoint. */
-export function compileEndpointSql(definition: EndpointDefinition, dialect: string): CompiledTemplate | undefined {
+/** Compiles an endpoint's `sql` once, at startup, with its resource's dialect; errors name the endpoint. */
+export function compileEndpointSql(definition: EndpointDefinition, dialect: SqlDialect): CompiledTemplate | undefined {
   if (definition.sql === undefined) return undefined;
-  if (dialect !== 'mysql' && dialect !== 'postgres') throw new Error(`resource kind '${dialect}' has no SQL template dialect`);
   try {
     return compileTemplate(definition.sql, dialect);
   } catch (error) {
-    if (error instanceof TemplateError) throw new Error(`sql template: ${error.message}`);
+    if (error instanceof TemplateError) throw new SqlResourceError('CONFIG_INVALID', `sql template: ${error.message}`, { cause: error });
     throw error;
   }
 }
@@ -111,7 +111,7 @@ export function compileEndpointSql(definition: EndpointDefinition, dialect: stri
  * templates are compiled here, never per request.
  */
 export function createEndpointHandler(definition: EndpointDefinition, resource: SqlResource): EndpointHandler {
-  const template = compileEndpointSql(definition, resource.kind);
+  const template = compileEndpointSql(definition, resource.dialect);
   const { table = '', id_field: idField = 'id', config } = definition;
   const label = `${definition.endpoint} ${table || definition.path}`;
 
@@ -125,7 +125,7 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
 
   const handlers: Record<EndpointKind, EndpointHandler> = {
     async list(request) {
-      if (!template) throw new Error(`${label}: a list endpoint needs sql`);
+      if (!template) throw new SqlResourceError('CONFIG_INVALID', `${label}: a list endpoint needs sql`);
       const batches = resource.streamBatches(template.sql, template.bind(templateLookup(config, request)), { signal: request.signal });
       // Read before answering, so a query that fails early still gets its status code; a result
       // that ends within its first batch is answered whole, with a Content-Length.

@@ -1,3 +1,5 @@
+import type { DialectErrors } from './dialect';
+
 /**
  * The error catalogue: every error the product raises has a stable `code` and the HTTP
  * `statusCode` an endpoint answers with. Driver errors are kept as `cause`.
@@ -77,18 +79,6 @@ const unreachableCodes = new Set([
   'PROTOCOL_SEQUENCE_TIMEOUT',
 ]);
 
-/** Integrity errors caused by the value itself, not by another row: the request is at fault (400). */
-const invalidValueCodes = new Set([
-  '23502', // pg not_null_violation
-  '23514', // pg check_violation
-  'ER_BAD_NULL_ERROR',
-  'ER_NO_DEFAULT_FOR_FIELD', // a NOT NULL column without default left out (pg: 23502)
-  'ER_CHECK_CONSTRAINT_VIOLATED',
-  'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD', // mysql strict mode: 'abc' into an INT (SQLSTATE HY000)
-  'ER_TRUNCATED_WRONG_VALUE',
-  'ER_WARN_DATA_OUT_OF_RANGE',
-]);
-
 /** SQLSTATE classes and codes that mean "the server is not available right now". */
 function isUnavailableSqlState(sqlState: string): boolean {
   return (
@@ -106,14 +96,23 @@ function stringField(source: unknown, key: string): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/** What `fromDriverError` needs to know besides the error. */
+export interface DriverErrorContext {
+  /** Redacted from the message and from the driver's own error (the password). */
+  readonly secret?: string;
+  /** The dialect's own codes and messages (dialects/<name>/dialect.ts). */
+  readonly errors?: DialectErrors;
+}
+
 /**
- * Wraps a driver error into the catalogue by SQLSTATE: class 22 (data) and NOT NULL/CHECK
- * violations → 400, other class 23 (unique, foreign key) → 409, connection failures → 503,
- * anything else → 500. `operation` names what failed.
+ * Wraps a driver error into the catalogue by SQLSTATE: class 22 (data) and the dialect's
+ * NOT NULL/CHECK codes → 400, other class 23 (unique, foreign key) → 409, connection failures
+ * and the dialect's pool messages → 503, anything else → 500. `operation` names what failed.
  * `driverCode` is taken from the driver (`code`) and `sqlState` from mysql2's `sqlState`
  * or pg's five-character `code`.
  */
-export function fromDriverError(operation: string, error: unknown, secret?: string): SqlResourceError {
+export function fromDriverError(operation: string, error: unknown, context: DriverErrorContext = {}): SqlResourceError {
+  const { secret } = context;
   if (error instanceof SqlResourceError) return error;
   const driverCode = stringField(error, 'code');
   const sqlState =
@@ -122,16 +121,17 @@ export function fromDriverError(operation: string, error: unknown, secret?: stri
   const suffix = driverCode && !reason.includes(driverCode) ? ` (${driverCode})` : '';
   const message = `${operation} failed: ${reason}${suffix}`;
   scrubSecret(error, secret);
-  const code = catalogueCodeOf(error, driverCode, sqlState);
+  const code = catalogueCodeOf(error, driverCode, sqlState, context.errors);
   const clientMessage = `${operation} failed: ${errorCatalogue[code].summary}${structuredNames(error)}${driverCode ? ` (${driverCode})` : ''}`;
   return new SqlResourceError(code, message, { cause: error, driverCode, sqlState, clientMessage });
 }
 
-function catalogueCodeOf(error: unknown, driverCode: string | undefined, sqlState: string | undefined): ErrorCode {
-  if ((driverCode && invalidValueCodes.has(driverCode)) || sqlState?.startsWith('22')) return 'INVALID_VALUE';
+function catalogueCodeOf(error: unknown, driverCode: string | undefined, sqlState: string | undefined, dialect: DialectErrors | undefined): ErrorCode {
+  if ((driverCode && dialect?.invalidValueCodes.has(driverCode)) || sqlState?.startsWith('22')) return 'INVALID_VALUE';
   if (sqlState?.startsWith('23')) return 'CONSTRAINT_VIOLATION';
   if ((driverCode && unreachableCodes.has(driverCode)) || (sqlState && isUnavailableSqlState(sqlState))) return 'DB_UNAVAILABLE';
-  if (isPoolExhaustion(error) || isConnectionClosed(error)) return 'DB_UNAVAILABLE';
+  // Drivers raise these without a code: only their message tells, and only the dialect knows it.
+  if (dialect?.unavailableMessage.test(messageOf(error))) return 'DB_UNAVAILABLE';
   return 'DB_ERROR';
 }
 
@@ -146,20 +146,6 @@ function structuredNames(error: unknown): string {
 function messageOf(error: unknown): string {
   const message = (error as { message?: unknown } | null)?.message;
   return typeof message === 'string' ? message : String(error);
-}
-
-/** pg-pool and mysql2 report these without a code. */
-function isPoolExhaustion(error: unknown): boolean {
-  const message = messageOf(error);
-  return /timeout exceeded when trying to connect|queue limit reached|no connections available|pool is closed/i.test(message);
-}
-
-/** Errors raised when a connection died under a query (server restarted). */
-function isConnectionClosed(error: unknown): boolean {
-  const message = messageOf(error);
-  return /connection terminated|can't add new command when connection is in closed state|connection lost|client has encountered a connection error/i.test(
-    message,
-  );
 }
 
 /** A pool used after `close()`: detected here, so no message needs matching later. */

@@ -1,12 +1,9 @@
-import type { SqlDialect } from './driver-adapter';
+import type { SqlDialect } from './dialect';
 import { isPlainObject } from './config';
 import { SqlResourceError } from './errors';
+import type { Statement } from './statement';
 
-/** A statement ready for the driver: values only ever travel in `params`. */
-export interface Statement {
-  sql: string;
-  params: unknown[];
-}
+export type { Statement } from './statement';
 
 export type Filter = Record<string, unknown>;
 
@@ -83,54 +80,6 @@ function toFilterValue(column: string, value: unknown): unknown {
   return value;
 }
 
-function bind(dialect: SqlDialect, params: unknown[], value: unknown): string {
-  params.push(value);
-  return dialect.placeholder(params.length);
-}
-
-/** Pairs combine with AND; `null` → IS NULL; an array → IN (…), an empty one matches nothing. */
-function whereClause(dialect: SqlDialect, filter: unknown, params: unknown[]): string {
-  if (!isPlainObject(filter)) throw invalid('INVALID_FILTER', 'filter must be a non-empty object of column → value');
-  const columns = Object.keys(filter);
-  if (columns.length === 0) throw invalid('INVALID_FILTER', 'filter must not be empty (no whole-table read, update or delete)');
-  let sql = ' WHERE ';
-  for (let i = 0; i < columns.length; i++) {
-    const column = columns[i];
-    if (i > 0) sql += ' AND ';
-    const quoted = quoteColumn(dialect, column);
-    const value = filter[column];
-    if (value === null) sql += `${quoted} IS NULL`;
-    else if (!Array.isArray(value)) sql += `${quoted} = ${bind(dialect, params, toFilterValue(column, value))}`;
-    else if (value.length === 0) sql += '1 = 0';
-    else {
-      sql += `${quoted} IN (`;
-      for (let j = 0; j < value.length; j++) sql += (j > 0 ? ', ' : '') + bind(dialect, params, toFilterValue(column, value[j]));
-      sql += ')';
-    }
-  }
-  return sql;
-}
-
-/** Column → value pairs of an entry, dropping `undefined` the way JSON does. */
-interface Assignments {
-  columns: string[];
-  values: unknown[];
-}
-
-function assignments(what: string, entry: unknown): Assignments {
-  if (!isPlainObject(entry)) throw invalid('INVALID_ARGUMENT', `${what} must be an object of column → value`);
-  const columns: string[] = [];
-  const values: unknown[] = [];
-  for (const column of Object.keys(entry)) {
-    const value = entry[column];
-    if (value === undefined) continue;
-    columns.push(column);
-    values.push(value);
-  }
-  if (columns.length === 0) throw invalid('INVALID_ARGUMENT', `${what} must hold at least one column`);
-  return { columns, values };
-}
-
 /**
  * Built statements by shape, per dialect. A shape is the statement kind, the table, the
  * assigned columns and each filter column with the form of its value (a value, NULL, or an
@@ -184,53 +133,50 @@ function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
 }
 
 /**
- * The shape of a call and its bound values; undefined when the input is one the composers
- * refuse (they then raise the error, as they always did).
+ * The one walk over a call's input: its shape and the values it binds, in the order the SQL
+ * binds them (assigned columns first, then the filter's). Refuses what no statement can take.
  */
-function shapeOf(kind: Kind, table: unknown, values: unknown, filter: unknown, returning: boolean): Shape | undefined {
-  if (typeof table !== 'string') return undefined;
+function shapeOf(kind: Kind, table: unknown, values: unknown, filter: unknown, returning: boolean): Shape {
+  if (typeof table !== 'string') throw invalid('INVALID_ARGUMENT', 'table name must be a string');
   const params: unknown[] = [];
   let columns = noColumns;
   let where = noColumns;
   let forms = noForms;
-  try {
-    if (kind === 'insert' || kind === 'update') {
-      if (!isPlainObject(values)) return undefined;
-      columns = [];
-      for (const column of Object.keys(values)) {
-        const value = values[column];
-        if (value === undefined) continue;
-        columns.push(column);
-        params.push(toStoredValue(value));
-      }
-      if (columns.length === 0) return undefined;
+  if (kind === 'insert' || kind === 'update') {
+    const what = kind === 'insert' ? 'entry' : 'data';
+    if (!isPlainObject(values)) throw invalid('INVALID_ARGUMENT', `${what} must be an object of column → value`);
+    columns = [];
+    for (const column of Object.keys(values)) {
+      const value = values[column];
+      // Dropped the way JSON drops it.
+      if (value === undefined) continue;
+      columns.push(column);
+      params.push(toStoredValue(value));
     }
-    if (kind !== 'insert') {
-      if (!isPlainObject(filter)) return undefined;
-      where = Object.keys(filter);
-      if (where.length === 0) return undefined;
-      forms = [];
-      for (const column of where) {
-        const value = filter[column];
-        if (value === null) forms.push(nullForm);
-        else if (!Array.isArray(value)) {
-          forms.push(valueForm);
-          params.push(toFilterValue(column, value));
-        } else {
-          forms.push(value.length);
-          for (let j = 0; j < value.length; j++) params.push(toFilterValue(column, value[j]));
-        }
+    if (columns.length === 0) throw invalid('INVALID_ARGUMENT', `${what} must hold at least one column`);
+  }
+  if (kind !== 'insert') {
+    if (!isPlainObject(filter)) throw invalid('INVALID_FILTER', 'filter must be a non-empty object of column → value');
+    where = Object.keys(filter);
+    if (where.length === 0) throw invalid('INVALID_FILTER', 'filter must not be empty (no whole-table read, update or delete)');
+    forms = [];
+    for (const column of where) {
+      const value = filter[column];
+      if (value === null) forms.push(nullForm);
+      else if (!Array.isArray(value)) {
+        forms.push(valueForm);
+        params.push(toFilterValue(column, value));
+      } else {
+        forms.push(value.length);
+        for (let j = 0; j < value.length; j++) params.push(toFilterValue(column, value[j]));
       }
     }
-  } catch {
-    return undefined;
   }
   return { kind, returning, columns, where, forms, params };
 }
 
-function cached(dialect: SqlDialect, table: unknown, shape: Shape | undefined): Statement | undefined {
-  if (shape === undefined) return undefined;
-  const candidates = statementCaches.get(dialect)?.byTable.get(table as string);
+function cached(dialect: SqlDialect, table: string, shape: Shape): Statement | undefined {
+  const candidates = statementCaches.get(dialect)?.byTable.get(table);
   if (candidates === undefined) return undefined;
   for (const candidate of candidates) {
     if (
@@ -240,23 +186,22 @@ function cached(dialect: SqlDialect, table: unknown, shape: Shape | undefined): 
       sameItems(candidate.where, shape.where) &&
       sameItems(candidate.forms, shape.forms)
     ) {
-      return { sql: candidate.sql, params: shape.params };
+      return { sql: candidate.sql, values: shape.params };
     }
   }
   return undefined;
 }
 
-function remembered(dialect: SqlDialect, table: unknown, shape: Shape | undefined, statement: Statement): Statement {
-  if (shape === undefined) return statement;
+function remembered(dialect: SqlDialect, table: string, shape: Shape, statement: Statement): Statement {
   let cache = statementCaches.get(dialect);
   if (cache === undefined || cache.size >= shapeLimit) {
     cache = { byTable: new Map(), size: 0 };
     statementCaches.set(dialect, cache);
   }
-  let candidates = cache.byTable.get(table as string);
+  let candidates = cache.byTable.get(table);
   if (candidates === undefined) {
     candidates = [];
-    cache.byTable.set(table as string, candidates);
+    cache.byTable.set(table, candidates);
   }
   const { kind, returning, columns, where, forms } = shape;
   candidates.push({ kind, returning, columns, where, forms, sql: statement.sql });
@@ -264,58 +209,63 @@ function remembered(dialect: SqlDialect, table: unknown, shape: Shape | undefine
   return statement;
 }
 
-export function buildSelect(dialect: SqlDialect, table: unknown, filter: unknown): Statement {
-  const shape = shapeOf('select', table, undefined, filter, false);
-  return cached(dialect, table, shape) ?? remembered(dialect, table, shape, composeSelect(dialect, table, filter));
+/** The statement of a shape: from the cache, or composed once and cached. */
+function statementOf(dialect: SqlDialect, table: unknown, shape: Shape): Statement {
+  const name = table as string;
+  return cached(dialect, name, shape) ?? remembered(dialect, name, shape, compose(dialect, name, shape));
 }
 
-export function buildInsert(dialect: SqlDialect, table: unknown, entry: unknown): Statement {
-  const shape = shapeOf('insert', table, entry, undefined, dialect.supportsReturning);
-  return cached(dialect, table, shape) ?? remembered(dialect, table, shape, composeInsert(dialect, table, entry));
+export function buildSelect(dialect: SqlDialect, table: unknown, filter: unknown): Statement {
+  return statementOf(dialect, table, shapeOf('select', table, undefined, filter, false));
+}
+
+/** `returning`: the inserted row comes back (where the server has `INSERT … RETURNING`). */
+export function buildInsert(dialect: SqlDialect, table: unknown, entry: unknown, returning: boolean): Statement {
+  return statementOf(dialect, table, shapeOf('insert', table, entry, undefined, returning));
 }
 
 /** `returning`: the updated rows come back (only where `dialect.supportsUpdateReturning`). */
 export function buildUpdate(dialect: SqlDialect, table: unknown, data: unknown, filter: unknown, returning = false): Statement {
-  const shape = shapeOf('update', table, data, filter, returning);
-  return cached(dialect, table, shape) ?? remembered(dialect, table, shape, composeUpdate(dialect, table, data, filter, returning));
+  return statementOf(dialect, table, shapeOf('update', table, data, filter, returning));
 }
 
 export function buildDelete(dialect: SqlDialect, table: unknown, filter: unknown): Statement {
-  const shape = shapeOf('delete', table, undefined, filter, false);
-  return cached(dialect, table, shape) ?? remembered(dialect, table, shape, composeDelete(dialect, table, filter));
+  return statementOf(dialect, table, shapeOf('delete', table, undefined, filter, false));
 }
 
-function composeSelect(dialect: SqlDialect, table: unknown, filter: unknown): Statement {
-  const params: unknown[] = [];
-  const from = quoteTable(dialect, table);
-  return { sql: `SELECT * FROM ${from}${whereClause(dialect, filter, params)}`, params };
-}
-
-function composeInsert(dialect: SqlDialect, table: unknown, entry: unknown): Statement {
-  const into = quoteTable(dialect, table);
-  const { columns, values } = assignments('entry', entry);
-  const params: unknown[] = [];
-  let names = '';
-  for (let i = 0; i < columns.length; i++) names += (i > 0 ? ', ' : '') + quoteColumn(dialect, columns[i]);
-  let markers = '';
-  for (let i = 0; i < columns.length; i++) markers += (i > 0 ? ', ' : '') + bind(dialect, params, toStoredValue(values[i]));
-  const returning = dialect.supportsReturning ? ' RETURNING *' : '';
-  return { sql: `INSERT INTO ${into} (${names}) VALUES (${markers})${returning}`, params };
-}
-
-function composeUpdate(dialect: SqlDialect, table: unknown, data: unknown, filter: unknown, returning: boolean): Statement {
+/** The SQL text of a shape, names checked and quoted; the values are the shape's own. */
+function compose(dialect: SqlDialect, table: string, shape: Shape): Statement {
   const target = quoteTable(dialect, table);
-  const { columns, values } = assignments('data', data);
-  const params: unknown[] = [];
-  let sets = '';
-  for (let i = 0; i < columns.length; i++) {
-    sets += `${i > 0 ? ', ' : ''}${quoteColumn(dialect, columns[i])} = ${bind(dialect, params, toStoredValue(values[i]))}`;
+  let marker = 0;
+  const next = (): string => dialect.placeholder(++marker);
+  const names = shape.columns.map((column) => quoteColumn(dialect, column));
+  let sql: string;
+  switch (shape.kind) {
+    case 'select':
+      sql = `SELECT * FROM ${target}`;
+      break;
+    case 'insert':
+      sql = `INSERT INTO ${target} (${names.join(', ')}) VALUES (${names.map(next).join(', ')})`;
+      break;
+    case 'update':
+      sql = `UPDATE ${target} SET ${names.map((name) => `${name} = ${next()}`).join(', ')}`;
+      break;
+    case 'delete':
+      sql = `DELETE FROM ${target}`;
+      break;
   }
-  return { sql: `UPDATE ${target} SET ${sets}${whereClause(dialect, filter, params)}${returning ? ' RETURNING *' : ''}`, params };
-}
-
-function composeDelete(dialect: SqlDialect, table: unknown, filter: unknown): Statement {
-  const params: unknown[] = [];
-  const from = quoteTable(dialect, table);
-  return { sql: `DELETE FROM ${from}${whereClause(dialect, filter, params)}`, params };
+  if (shape.kind !== 'insert') {
+    // Pairs combine with AND; NULL → IS NULL; a list → IN (…), an empty one matches nothing.
+    const conditions = shape.where.map((column, i) => {
+      const quoted = quoteColumn(dialect, column);
+      const form = shape.forms[i];
+      if (form === nullForm) return `${quoted} IS NULL`;
+      if (form === valueForm) return `${quoted} = ${next()}`;
+      if (form === 0) return '1 = 0';
+      return `${quoted} IN (${Array.from({ length: form }, next).join(', ')})`;
+    });
+    sql += ` WHERE ${conditions.join(' AND ')}`;
+  }
+  if (shape.returning) sql += ' RETURNING *';
+  return { sql, values: shape.params };
 }

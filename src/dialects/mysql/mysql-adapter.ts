@@ -2,7 +2,9 @@ import { createConnection, createPool } from 'mysql2';
 import { callerGone, watchCancel } from '../../cancellation';
 import { poolClosed } from '../../errors';
 import type { ServerSettings } from '../../config';
-import type { AdapterHooks, ColumnInfo, ColumnType, DriverAdapter, PoolWait, Row, StatementResult, StatementRunner } from '../../driver-adapter';
+import type { ServerFeatures } from '../../dialect';
+import type { AdapterHooks, ColumnInfo, ColumnType, DriverAdapter, PoolWait, Row, StatementResult } from '../../driver-adapter';
+import type { Executor, Statement } from '../../statement';
 
 /** What runs a statement: the pool, or one connection of it. */
 interface MysqlQueryable {
@@ -45,10 +47,6 @@ const ER_UNSUPPORTED_PS = 1295;
 const statementCacheSize = 256;
 
 export class MysqlAdapter implements DriverAdapter {
-  readonly name = 'mysql';
-  supportsReturning = false;
-  readonly columnNamesIgnoreCase = true;
-  readonly supportsUpdateReturning = false;
   readonly poolSize: number;
   readonly poolWait: PoolWait;
   readonly #settings: ServerSettings;
@@ -68,15 +66,7 @@ export class MysqlAdapter implements DriverAdapter {
     this.poolWait = settings.driverOptions.waitForConnections === false ? { maxWaiting: 0 } : queueLimit > 0 ? { maxWaiting: queueLimit } : {};
   }
 
-  placeholder(): string {
-    return '?';
-  }
-
-  quoteIdentifier(part: string): string {
-    return '`' + part.replace(/`/g, '``') + '`';
-  }
-
-  async open(): Promise<void> {
+  async open(): Promise<ServerFeatures> {
     const settings = this.#settings;
     const options = {
       connectionLimit: defaultPoolSize,
@@ -98,7 +88,7 @@ export class MysqlAdapter implements DriverAdapter {
     this.#connectionOptions = single;
     this.#pool = createPool(options) as unknown as MysqlPool;
     const [{ version }] = (await this.run('SELECT VERSION() AS version', [])).rows as [{ version: string }];
-    this.supportsReturning = mariadbHasReturning(version);
+    return Object.freeze({ insertReturning: mariadbHasReturning(version) });
   }
 
   run(sql: string, params: readonly unknown[], signal?: AbortSignal): Promise<StatementResult> {
@@ -158,14 +148,14 @@ export class MysqlAdapter implements DriverAdapter {
     return new Promise<MysqlConnection>((resolve, reject) => pool.getConnection((error, pooled) => (error ? reject(error) : resolve(pooled))));
   }
 
-  async transaction<T>(work: (run: StatementRunner) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (executor: Executor) => Promise<T>): Promise<T> {
     const connection = await this.#connection();
     const control = (sql: string): Promise<StatementResult> =>
       new Promise((resolve, reject) => connection.query(sql, [], (error, result) => (error ? reject(error) : resolve(toStatementResult(result)))));
     let result: T;
     try {
       await control('START TRANSACTION');
-      result = await work((sql, params) => this.#runOn(connection, sql, params));
+      result = await work({ run: (sql, values) => this.#runOn(connection, sql, values) });
       await control('COMMIT');
     } catch (error) {
       // A connection whose ROLLBACK failed may still hold the transaction: it never goes back to the pool.
@@ -238,14 +228,11 @@ export class MysqlAdapter implements DriverAdapter {
     }
   }
 
-  async describeTable(schema: string | undefined, table: string): Promise<ColumnInfo[]> {
-    const { rows } = await this.run(
-      `SELECT COLUMN_NAME AS name, COLUMN_KEY AS columnKey, EXTRA AS extra, DATA_TYPE AS dataType, COLUMN_TYPE AS columnType
-         FROM information_schema.COLUMNS
-        WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?
-        ORDER BY ORDINAL_POSITION`,
-      [schema ?? null, table],
-    );
+  columnsStatement(schema: string | undefined, table: string): Statement {
+    return { sql: columnsQuery, values: [schema ?? null, table] };
+  }
+
+  columnsFrom(rows: readonly Row[]): ColumnInfo[] {
     const keyColumns = rows.filter((row) => row.columnKey === 'PRI').length;
     return rows.map((row) => ({
       name: String(row.name),
@@ -264,6 +251,12 @@ export class MysqlAdapter implements DriverAdapter {
     return new Promise((resolve, reject) => pool.end((error) => (error ? reject(error) : resolve())));
   }
 }
+
+/** The columns of one table (`?`: its schema, or NULL for the connection's database; `?`: its name). */
+const columnsQuery = `SELECT COLUMN_NAME AS name, COLUMN_KEY AS columnKey, EXTRA AS extra, DATA_TYPE AS dataType, COLUMN_TYPE AS columnType
+  FROM information_schema.COLUMNS
+ WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?
+ ORDER BY ORDINAL_POSITION`;
 
 const mysqlTypes: Readonly<Record<string, ColumnType>> = {
   tinyint: 'integer',

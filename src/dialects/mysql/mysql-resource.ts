@@ -3,6 +3,7 @@ import { configError, integerOption, type ServerSettings } from '../../config';
 import type { AdapterHooks, DriverAdapter } from '../../driver-adapter';
 import { SqlResource } from '../../sql-resource';
 import { MysqlAdapter } from './mysql-adapter';
+import { mysqlDialect } from './dialect';
 
 /** A MySQL/MariaDB resource (`_class: mysql`): a mysql2 pool plus a keep-alive timer. */
 export class MysqlResource extends SqlResource {
@@ -11,7 +12,7 @@ export class MysqlResource extends SqlResource {
   #keepAlive?: NodeJS.Timeout;
 
   constructor(id: string, config: unknown) {
-    super(id, config, 'mysql', 3306);
+    super(id, config, mysqlDialect, 3306);
     this.keepAliveInterval = integerOption(id, this.config.options, 'keepAliveInterval', 20, 0);
     if (!Object.prototype.hasOwnProperty.call(Charsets, this.config.server.charset.toUpperCase())) {
       throw configError(id, 'server.charset', `'${this.config.server.charset}' is not a charset or collation mysql2 knows`);
@@ -38,7 +39,7 @@ export class MysqlResource extends SqlResource {
   }
 
   #ping(): void {
-    this.adapter.run('SELECT 1', []).then(
+    this.ping().then(
       () => this.log('keep-alive ok'),
       (error: unknown) => this.reportError('keep-alive', error),
     );

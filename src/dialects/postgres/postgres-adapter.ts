@@ -3,7 +3,10 @@ import Cursor from 'pg-cursor';
 import type { ServerSettings } from '../../config';
 import { callerGone, watchCancel } from '../../cancellation';
 import { poolClosed } from '../../errors';
-import type { AdapterHooks, ColumnInfo, ColumnType, DriverAdapter, PoolWait, Row, StatementResult, StatementRunner } from '../../driver-adapter';
+import type { ServerFeatures } from '../../dialect';
+import type { AdapterHooks, ColumnInfo, ColumnType, DriverAdapter, PoolWait, Row, StatementResult } from '../../driver-adapter';
+import type { Executor, Statement } from '../../statement';
+import { postgresDialect } from './dialect';
 
 /** What runs a statement: the pool, or one client of it (the slice of both this adapter uses). */
 interface PgQueryable {
@@ -73,15 +76,30 @@ function postgresColumnType(dataType: string): ColumnType {
   return postgresTypes[dataType] ?? 'other';
 }
 
+/** PostgreSQL has had `RETURNING` on every write since 8.2. */
+const postgresFeatures: ServerFeatures = Object.freeze({ insertReturning: true });
+
+/** The columns of one table (`$1`: its quoted, maybe schema-qualified name), in table order. */
+const columnsQuery = `SELECT a.attname AS name,
+       COALESCE(i.indisprimary, false) AS primary_key,
+       format_type(COALESCE(NULLIF(t.typbasetype, 0), a.atttypid), NULL) AS data_type,
+       EXISTS (SELECT 1 FROM pg_index u
+                WHERE u.indrelid = a.attrelid AND u.indisunique AND u.indnkeyatts = 1
+                  AND u.indkey[0] = a.attnum AND u.indpred IS NULL) AS is_unique,
+       (a.attidentity <> '' OR a.attgenerated <> ''
+          OR COALESCE(pg_get_expr(d.adbin, d.adrelid), '') LIKE 'nextval(%') AS generated
+  FROM pg_attribute a
+  JOIN pg_type t ON t.oid = a.atttypid
+  LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+  LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary AND a.attnum = ANY(i.indkey)
+ WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
+ ORDER BY a.attnum`;
+
 function toStatementResult(result: QueryResult): StatementResult {
   return { rows: result.rows, hasResultSet: result.fields.length > 0, affectedRows: result.rowCount ?? result.rows.length };
 }
 
 export class PostgresAdapter implements DriverAdapter {
-  readonly name = 'postgres';
-  readonly supportsReturning = true;
-  readonly columnNamesIgnoreCase = false;
-  readonly supportsUpdateReturning = true;
   readonly poolSize: number;
   readonly poolWait: PoolWait;
   readonly #settings: ServerSettings;
@@ -108,15 +126,7 @@ export class PostgresAdapter implements DriverAdapter {
     }
   }
 
-  placeholder(index: number): string {
-    return `$${index}`;
-  }
-
-  quoteIdentifier(part: string): string {
-    return '"' + part.replace(/"/g, '""') + '"';
-  }
-
-  async open(): Promise<void> {
+  async open(): Promise<ServerFeatures> {
     const { connectTimeout, ...driverOptions } = this.#settings.driverOptions;
     const parseTimestamp = this.#parseTimestamp;
     const config: PoolConfig = {
@@ -143,6 +153,7 @@ export class PostgresAdapter implements DriverAdapter {
     pool.on('error', (error) => this.#hooks.onPoolError(error));
     this.#pool = pool;
     await pool.query('SELECT 1');
+    return postgresFeatures;
   }
 
   #statementName(sql: string): string | undefined {
@@ -192,7 +203,7 @@ export class PostgresAdapter implements DriverAdapter {
     }
   }
 
-  async transaction<T>(work: (run: StatementRunner) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (executor: Executor) => Promise<T>): Promise<T> {
     const pool = this.#pool;
     if (!pool) throw poolClosed();
     const client: PoolClient = await pool.connect();
@@ -200,7 +211,7 @@ export class PostgresAdapter implements DriverAdapter {
     let result: T;
     try {
       await client.query('BEGIN');
-      result = await work((sql, params) => this.#runOn(target, sql, params));
+      result = await work({ run: (sql, values) => this.#runOn(target, sql, values) });
       await client.query('COMMIT');
     } catch (error) {
       // A client whose ROLLBACK failed may still hold the transaction: it is discarded, not pooled.
@@ -275,25 +286,12 @@ export class PostgresAdapter implements DriverAdapter {
     }
   }
 
-  async describeTable(schema: string | undefined, table: string): Promise<ColumnInfo[]> {
-    const qualified = (schema === undefined ? '' : this.quoteIdentifier(schema) + '.') + this.quoteIdentifier(table);
-    const { rows } = await this.run(
-      `SELECT a.attname AS name,
-              COALESCE(i.indisprimary, false) AS primary_key,
-              format_type(COALESCE(NULLIF(t.typbasetype, 0), a.atttypid), NULL) AS data_type,
-              EXISTS (SELECT 1 FROM pg_index u
-                       WHERE u.indrelid = a.attrelid AND u.indisunique AND u.indnkeyatts = 1
-                         AND u.indkey[0] = a.attnum AND u.indpred IS NULL) AS is_unique,
-              (a.attidentity <> '' OR a.attgenerated <> ''
-                 OR COALESCE(pg_get_expr(d.adbin, d.adrelid), '') LIKE 'nextval(%') AS generated
-         FROM pg_attribute a
-         JOIN pg_type t ON t.oid = a.atttypid
-         LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-         LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary AND a.attnum = ANY(i.indkey)
-        WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
-        ORDER BY a.attnum`,
-      [qualified],
-    );
+  columnsStatement(schema: string | undefined, table: string): Statement {
+    const qualified = (schema === undefined ? '' : postgresDialect.quoteIdentifier(schema) + '.') + postgresDialect.quoteIdentifier(table);
+    return { sql: columnsQuery, values: [qualified] };
+  }
+
+  columnsFrom(rows: readonly Row[]): ColumnInfo[] {
     return rows.map((row) => ({
       name: String(row.name),
       primaryKey: row.primary_key === true,

@@ -1,0 +1,38 @@
+import type { ScannedTemplate } from './template-scanner';
+
+/**
+ * What one SQL dialect means for the shared code: how to quote and mark parameters, how to
+ * read a template, which statements it has, how its driver reports errors. One frozen object
+ * per dialect (dialects/<name>/dialect.ts); the resource, the SQL builder and the endpoints get
+ * it from the resource (`resource.dialect`), never from a `_class` or kind string. It is known
+ * before `start()`, so endpoints compile their templates before any connection exists.
+ */
+export interface SqlDialect {
+  /** The family's name: `mysql` or `postgres` for the built-in dialects (logs, debug namespaces). */
+  readonly name: string;
+  /** `UPDATE … RETURNING *` is available (PostgreSQL; not MariaDB nor MySQL). */
+  readonly supportsUpdateReturning: boolean;
+  /** Column names match whatever their case (MySQL), so `ID` names the column `id`. */
+  readonly columnNamesIgnoreCase: boolean;
+  /** Bound-parameter marker for the 1-based position `index`. */
+  placeholder(index: number): string;
+  /** Quotes one identifier part, doubling embedded quote characters. */
+  quoteIdentifier(part: string): string;
+  /** Reads a `{{name}}` template with the dialect's quoting and comment rules. */
+  scanTemplate(template: string): ScannedTemplate;
+  readonly errors: DialectErrors;
+}
+
+/** The driver's errors that the shared SQLSTATE rules (errors.ts) cannot place by themselves. */
+export interface DialectErrors {
+  /** Driver codes of integrity errors caused by the value itself (NOT NULL, CHECK, bad value): 400. */
+  readonly invalidValueCodes: ReadonlySet<string>;
+  /** Messages of errors the driver raises without a code when the server or pool is unavailable: 503. */
+  readonly unavailableMessage: RegExp;
+}
+
+/** What the server that answered `open()` supports; known once connected. */
+export interface ServerFeatures {
+  /** `INSERT … RETURNING *`: the inserted row comes back in the same trip (PostgreSQL, MariaDB ≥ 10.5). */
+  readonly insertReturning: boolean;
+}

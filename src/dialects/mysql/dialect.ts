@@ -1,0 +1,24 @@
+import type { SqlDialect } from '../../dialect';
+import { MysqlScanner } from './template-scanner';
+
+/** MySQL and MariaDB: backquoted names, `?` markers, no `UPDATE … RETURNING`. */
+export const mysqlDialect: SqlDialect = Object.freeze({
+  name: 'mysql',
+  supportsUpdateReturning: false,
+  columnNamesIgnoreCase: true,
+  placeholder: () => '?',
+  quoteIdentifier: (part: string) => '`' + part.replace(/`/g, '``') + '`',
+  scanTemplate: (template: string) => new MysqlScanner(template).compile(),
+  errors: Object.freeze({
+    invalidValueCodes: new Set([
+      'ER_BAD_NULL_ERROR',
+      'ER_NO_DEFAULT_FOR_FIELD', // a NOT NULL column without default left out
+      'ER_CHECK_CONSTRAINT_VIOLATED',
+      'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD', // strict mode: 'abc' into an INT (SQLSTATE HY000)
+      'ER_TRUNCATED_WRONG_VALUE',
+      'ER_WARN_DATA_OUT_OF_RANGE',
+    ]),
+    // mysql2's pool (wait queue full, no connection and no waiting) and a connection that died under a call.
+    unavailableMessage: /queue limit reached|no connections available|can't add new command when connection is in closed state|connection lost/i,
+  }),
+});
