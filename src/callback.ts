@@ -1,4 +1,6 @@
 import type { Debugger } from 'debug';
+import { isPlainObject } from './config';
+import { SqlResourceError } from './errors';
 
 export type Callback<T> = (error: Error | null, response?: T) => void;
 
@@ -56,4 +58,24 @@ export function settle<T>(
 /** Splits trailing optional arguments: the last function is the callback. */
 export function callbackOf<T>(value: unknown): Callback<T> | undefined {
   return typeof value === 'function' ? (value as Callback<T>) : undefined;
+}
+
+/** `query`'s arguments sorted out: `(sql, [params], [options], [callback])`, each but the SQL optional. */
+export interface QueryArguments<T> {
+  readonly values: readonly unknown[];
+  readonly signal?: AbortSignal;
+  readonly callback?: Callback<T>;
+  /** Why the call is refused before anything runs. */
+  readonly refused?: SqlResourceError;
+}
+
+export function queryArguments<T>(sql: unknown, paramsOrCallback: unknown, optionsOrCallback: unknown, callback: Callback<T> | undefined): QueryArguments<T> {
+  const values: readonly unknown[] = Array.isArray(paramsOrCallback) ? paramsOrCallback : [];
+  const signal = isPlainObject(optionsOrCallback) ? (optionsOrCallback.signal as AbortSignal | undefined) : undefined;
+  const deliverTo = callback ?? callbackOf<T>(optionsOrCallback) ?? callbackOf<T>(paramsOrCallback);
+  const undefinedAt = values.indexOf(undefined);
+  let refused: SqlResourceError | undefined;
+  if (typeof sql !== 'string' || sql.trim() === '') refused = new SqlResourceError('INVALID_ARGUMENT', 'query needs SQL text');
+  else if (undefinedAt >= 0) refused = new SqlResourceError('INVALID_ARGUMENT', `query parameter ${undefinedAt + 1} is undefined (use null for SQL NULL)`);
+  return { values, signal, callback: deliverTo, refused };
 }

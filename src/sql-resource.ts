@@ -1,34 +1,20 @@
 import { EventEmitter } from 'eventemitter3';
-import { integerOption, isPlainObject, parseResourceConfig, type ResourceConfig, type ServerSettings } from './config';
+import { integerOption, parseResourceConfig, type ResourceConfig, type ServerSettings } from './config';
 import type { ServerFeatures, SqlDialect } from './dialect';
 import { defaultStreamBatchSize, type AdapterHooks, type ColumnInfo, type DriverAdapter, type Row, type StatementResult } from './driver-adapter';
-import { SqlResourceError } from './errors';
-import { callbackOf, settle, type Callback } from './callback';
+import { queryArguments, settle, type Callback } from './callback';
 import { buildDelete, buildInsert, buildSelect, buildUpdate, splitTableName, type Filter } from './sql-builder';
-import { Delivery, StatementPath, type QueryEvent } from './statement-path';
+import { Delivery, StatementPath } from './statement-path';
+import type { QueryOptions, SqlResourceEvents } from './resource-events';
 import type { Executor, Statement } from './statement';
+import { Lifecycle } from './lifecycle';
 import { StreamSlots } from './stream-slots';
 import { TableCatalogue } from './table-catalogue';
-import { typedEntry, typedFilter, writtenKey, type TableShape } from './values';
 import { affectedRowsOf, countAffected, countOne, countRows, firstRow, keyOfInsertedRow, notUnique, rowsOf, same, storedForm, toQueryResponse, type AffectedRows, type WriteResult } from './responses';
 
 export type { QueryEvent } from './statement-path';
+export type { QueryOptions, SqlResourceEvents } from './resource-events';
 export type { AffectedRows, WriteResult } from './responses';
-
-export interface SqlResourceEvents {
-  connect: (info: { host: string; port: number; database: string }) => void;
-  query: (event: QueryEvent) => void;
-  error: (error: SqlResourceError) => void;
-  stop: () => void;
-}
-
-/** Options of `query`, `stream` and `streamBatches`. */
-export interface QueryOptions {
-  /** When it aborts (the HTTP client left), the statement is cancelled on the server. */
-  signal?: AbortSignal;
-}
-
-type State = 'new' | 'starting' | 'started' | 'stopping' | 'stopped';
 
 /**
  * A database resource: configuration, lifecycle, the five methods and events, written once.
@@ -47,9 +33,7 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
   #adapter?: DriverAdapter;
   #features: ServerFeatures = { insertReturning: false };
   #slots?: StreamSlots;
-  #state: State = 'new';
-  #starting?: Promise<void>;
-  #stopping?: Promise<void>;
+  readonly #lifecycle: Lifecycle;
   readonly #path: StatementPath<DriverAdapter>;
   readonly #catalogue: TableCatalogue;
 
@@ -62,6 +46,7 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     this.streamBatchSize = integerOption(id, this.config.options, 'streamBatchSize', defaultStreamBatchSize, 1);
     const namespace = `sql-resources:${dialect.name}:${id}`;
     this.#path = new StatementPath({ sink: this, namespace, secret: this.config.server.password, errors: dialect.errors, executor: () => this.adapter });
+    this.#lifecycle = new Lifecycle(id);
     this.#catalogue = new TableCatalogue((table) => this.#readColumns(table), dialect.columnNamesIgnoreCase);
   }
 
@@ -79,27 +64,17 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
   }
 
   get started(): boolean {
-    return this.#state === 'started';
+    return this.#lifecycle.started;
   }
 
   /** The adapter of a started resource: the pool every call runs on. */
   get adapter(): DriverAdapter {
-    if (this.#state !== 'started' || !this.#adapter) {
-      throw new SqlResourceError('NOT_STARTED', `resource '${this.id}' is ${this.#state === 'new' ? 'not started' : this.#state}`);
-    }
+    if (!this.#lifecycle.started || !this.#adapter) throw this.#lifecycle.notStarted();
     return this.#adapter;
   }
 
   start(callback?: Callback<void>): Promise<void> {
-    if (this.#state === 'started') return settle(Promise.resolve(), callback, this.log, 'start');
-    if (this.#state === 'starting' && this.#starting) return settle(this.#starting, callback, this.log, 'start');
-    if (this.#state === 'stopping') {
-      return settle(Promise.reject(new SqlResourceError('NOT_STARTED', `resource '${this.id}' is stopping`)), callback, this.log, 'start');
-    }
-    this.#state = 'starting';
-    this.#stopping = undefined;
-    this.#starting = this.#open();
-    return settle(this.#starting, callback, this.log, 'start');
+    return settle(this.#lifecycle.start(() => this.#open(), () => this.#opened()), callback, this.log, 'start');
   }
 
   async #open(): Promise<void> {
@@ -108,7 +83,6 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     try {
       this.#features = await adapter.open();
     } catch (error) {
-      this.#state = 'new';
       await adapter.close().catch(() => undefined);
       const wrapped = this.#path.wrap(`connecting resource '${this.id}' to ${server.host}:${server.port}, database '${server.database}'`, error);
       this.log('start failed: %s', wrapped.message);
@@ -117,27 +91,26 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     this.#adapter = adapter;
     this.#catalogue.clear();
     this.#slots = new StreamSlots(this.id, adapter.poolSize, adapter.poolWait);
-    this.#state = 'started';
+  }
+
+  #opened(): void {
+    const { host, port, database } = this.config.server;
     this.afterStart();
-    this.log('connected to %s:%d/%s', server.host, server.port, server.database);
-    this.emit('connect', { host: server.host, port: server.port, database: server.database });
+    this.log('connected to %s:%d/%s', host, port, database);
+    this.emit('connect', { host, port, database });
   }
 
   /** Stops timers, waits for in-flight calls, closes the pool. A second call is harmless. */
   stop(callback?: Callback<void>): Promise<void> {
-    if (!this.#stopping) this.#stopping = this.#close();
-    return settle(this.#stopping, callback, this.log, 'stop');
+    return settle(this.#lifecycle.stop(() => this.#close()), callback, this.log, 'stop');
   }
 
   async #close(): Promise<void> {
-    if (this.#state === 'starting') await this.#starting?.catch(() => undefined);
-    const adapter = this.#adapter;
-    this.#state = 'stopping';
     this.beforeStop();
     await this.#path.idle();
+    const adapter = this.#adapter;
     this.#adapter = undefined;
     await adapter?.close().catch((error: unknown) => this.reportError('stop', error));
-    this.#state = 'stopped';
     this.log('stopped');
     this.emit('stop');
   }
@@ -152,7 +125,7 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
   /** One `SELECT 1` through the statement path: resolves when the database answers (keep-alive, readiness). */
   ping(): Promise<void> {
     const statement: Statement = { sql: 'SELECT 1', values: [] };
-    return this.#path.call({ operation: 'ping', work: (pool) => this.#path.run(pool, statement), respond: nothing, count: zero, delivery: Delivery.None });
+    return this.#path.call({ operation: 'ping', work: (pool) => this.#path.run(pool, statement), respond: () => undefined, count: () => 0, delivery: Delivery.None });
   }
 
   /** Columns of a table from the database's catalogue, cached for the life of the pool. */
@@ -166,26 +139,14 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     return this.#path.call({ operation: 'describe', table, work, respond: same, count: (columns) => columns.length, delivery: Delivery.None });
   }
 
-  /** Runs a statement built at once, or once the catalogue has answered: no extra turn when known. */
-  #runBuilt(executor: Executor, statement: Statement | Promise<Statement>): Promise<StatementResult> {
-    return statement instanceof Promise ? statement.then((built) => this.#path.run(executor, built)) : this.#path.run(executor, statement);
-  }
-
   query(sql: string, callback?: Callback<Row[] | WriteResult>): Promise<Row[] | WriteResult>;
   query(sql: string, params: readonly unknown[], callback?: Callback<Row[] | WriteResult>): Promise<Row[] | WriteResult>;
   query(sql: string, params: readonly unknown[], options: QueryOptions, callback?: Callback<Row[] | WriteResult>): Promise<Row[] | WriteResult>;
   query(sql: string, paramsOrCallback?: unknown, optionsOrCallback?: unknown, callback?: Callback<Row[] | WriteResult>): Promise<Row[] | WriteResult> {
-    const cb = callback ?? callbackOf<Row[] | WriteResult>(optionsOrCallback) ?? callbackOf<Row[] | WriteResult>(paramsOrCallback);
-    const values = Array.isArray(paramsOrCallback) ? paramsOrCallback : [];
-    const signal = isPlainObject(optionsOrCallback) ? (optionsOrCallback as QueryOptions).signal : undefined;
-    const undefinedAt = values.indexOf(undefined);
-    if (typeof sql !== 'string' || sql.trim() === '') return settle(Promise.reject(new SqlResourceError('INVALID_ARGUMENT', 'query needs SQL text')), cb, this.log, 'query');
-    if (undefinedAt >= 0) {
-      const refused = new SqlResourceError('INVALID_ARGUMENT', `query parameter ${undefinedAt + 1} is undefined (use null for SQL NULL)`);
-      return settle(Promise.reject(refused), cb, this.log, 'query');
-    }
-    const work = (pool: DriverAdapter): Promise<StatementResult> => this.#path.run(pool, { sql, values }, signal);
-    return this.#path.call({ operation: 'query', work, respond: toQueryResponse, count: countRows, callback: cb, delivery: Delivery.Response });
+    const call = queryArguments(sql, paramsOrCallback, optionsOrCallback, callback);
+    if (call.refused) return settle(Promise.reject(call.refused), call.callback, this.log, 'query');
+    const work = (pool: DriverAdapter): Promise<StatementResult> => this.#path.run(pool, { sql, values: call.values }, call.signal);
+    return this.#path.call({ operation: 'query', work, respond: toQueryResponse, count: countRows, callback: call.callback, delivery: Delivery.Response });
   }
 
   /**
@@ -206,7 +167,7 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
 
   read(table: string, filter: Filter, callback?: Callback<Row[]>): Promise<Row[]> {
     const work = (pool: DriverAdapter): Promise<StatementResult> =>
-      this.#runBuilt(pool, this.#catalogue.withShape(table, (shape) => buildSelect(this.dialect, table, shape ? typedFilter(shape, table, filter) : filter)));
+      this.#path.run(pool, this.#catalogue.typed(table, (typed) => buildSelect(this.dialect, table, typed.filter(filter))));
     return this.#path.call({ operation: 'read', table, work, respond: rowsOf, count: countRows, callback, delivery: Delivery.Response });
   }
 
@@ -217,9 +178,8 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
 
   insert(table: string, entry: Row, callback?: Callback<Row>): Promise<Row> {
     const work = (pool: DriverAdapter): Promise<StatementResult> => {
-      const typed = (shape: TableShape | undefined): Row => (shape ? typedEntry(shape, table, entry) : entry);
-      if (this.#features.insertReturning) return this.#runBuilt(pool, this.#catalogue.withShape(table, (shape) => buildInsert(this.dialect, table, typed(shape), true)));
-      return Promise.resolve(this.#catalogue.withShape(table, typed)).then((checked) => this.#insertAndReadBack(pool, table, checked));
+      if (this.#features.insertReturning) return this.#path.run(pool, this.#catalogue.typed(table, (typed) => buildInsert(this.dialect, table, typed.entry(entry), true)));
+      return Promise.resolve(this.#catalogue.typed(table, (typed) => typed.entry(entry))).then((checked) => this.#insertAndReadBack(pool, table, checked));
     };
     return this.#path.call({ operation: 'insert', table, work, respond: firstRow, count: countOne, callback, delivery: Delivery.Response });
   }
@@ -235,16 +195,13 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
 
   update(table: string, data: Row, filter: Filter, callback?: Callback<AffectedRows>): Promise<AffectedRows> {
     const work = (pool: DriverAdapter): Promise<StatementResult> =>
-      this.#runBuilt(
-        pool,
-        this.#catalogue.withShape(table, (shape) => buildUpdate(this.dialect, table, shape ? typedEntry(shape, table, data) : data, shape ? typedFilter(shape, table, filter) : filter)),
-      );
+      this.#path.run(pool, this.#catalogue.typed(table, (typed) => buildUpdate(this.dialect, table, typed.entry(data), typed.filter(filter))));
     return this.#path.call({ operation: 'update', table, work, respond: affectedRowsOf, count: countAffected, callback, delivery: Delivery.Response });
   }
 
   delete(table: string, filter: Filter, callback?: (error: Error | null) => void): Promise<AffectedRows> {
     const work = (pool: DriverAdapter): Promise<StatementResult> =>
-      this.#runBuilt(pool, this.#catalogue.withShape(table, (shape) => buildDelete(this.dialect, table, shape ? typedFilter(shape, table, filter) : filter)));
+      this.#path.run(pool, this.#catalogue.typed(table, (typed) => buildDelete(this.dialect, table, typed.filter(filter))));
     const deliverTo = callback as Callback<AffectedRows> | undefined;
     return this.#path.call({ operation: 'delete', table, work, respond: affectedRowsOf, count: countAffected, callback: deliverTo, delivery: Delivery.ErrorOnly });
   }
@@ -258,10 +215,9 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
   updateOne(table: string, data: Row, filter: Filter, callback?: Callback<Row | undefined>): Promise<Row | undefined> {
     const returning = this.dialect.supportsUpdateReturning;
     const work = async (pool: DriverAdapter): Promise<Row | undefined> => {
-      const { values, key, readBack } = await this.#catalogue.withShape(table, (shape) => {
-        if (!shape) return { values: data, key: filter, readBack: filter };
-        const typedKey = typedFilter(shape, table, filter);
-        return { values: typedEntry(shape, table, data), key: typedKey, readBack: writtenKey(shape, data, typedKey) };
+      const { values, key, readBack } = await this.#catalogue.typed(table, (typed) => {
+        const typedKey = typed.filter(filter);
+        return { values: typed.entry(data), key: typedKey, readBack: typed.keyAfter(data, typedKey) };
       });
       return pool.transaction(async (transaction) => {
         const result = await this.#path.run(transaction, buildUpdate(this.dialect, table, values, key, returning));
@@ -280,7 +236,7 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
    */
   deleteOne(table: string, filter: Filter, callback?: Callback<AffectedRows>): Promise<AffectedRows> {
     const work = async (pool: DriverAdapter): Promise<AffectedRows> => {
-      const key = await this.#catalogue.withShape(table, (shape) => (shape ? typedFilter(shape, table, filter) : filter));
+      const key = await this.#catalogue.typed(table, (typed) => typed.filter(filter));
       return pool.transaction(async (transaction) => {
         const { affectedRows } = await this.#path.run(transaction, buildDelete(this.dialect, table, key));
         if (affectedRows > 1) throw notUnique('delete', table, affectedRows);
@@ -289,10 +245,4 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     };
     return this.#path.call({ operation: 'deleteOne', table, work, respond: same, count: countAffected, callback, delivery: Delivery.Response });
   }
-}
-
-function nothing(): void {}
-
-function zero(): number {
-  return 0;
 }

@@ -99,8 +99,12 @@ export class StatementPath<E extends StreamingExecutor> {
     this.#executor = options.executor;
   }
 
-  /** Runs one statement on `executor`, with its debug lines. Calls and streams run theirs here. */
-  run(executor: Executor, statement: Statement, signal?: AbortSignal): ReturnType<Executor['run']> {
+  /**
+   * Runs one statement on `executor`, with its debug lines; calls run theirs here. A statement
+   * still being built (waiting for the catalogue) runs once built: no extra turn when it is not.
+   */
+  run(executor: Executor, statement: Statement | Promise<Statement>, signal?: AbortSignal): ReturnType<Executor['run']> {
+    if (statement instanceof Promise) return statement.then((built) => this.run(executor, built, signal));
     this.#trace(statement);
     return executor.run(statement.sql, statement.values, signal);
   }

@@ -1,6 +1,6 @@
 import type { ColumnInfo } from './driver-adapter';
 import { SqlResourceError } from './errors';
-import { tableShape, type TableShape } from './values';
+import { tableShape, TypedValues } from './values';
 
 /** Read again at most this often per table when a call names a column the cache lacks. */
 const refreshIntervalMs = 1000;
@@ -12,7 +12,7 @@ const refreshIntervalMs = 1000;
 export class TableCatalogue {
   readonly #columns = new Map<string, Promise<ColumnInfo[]>>();
   /** Tables whose columns have arrived, for binding without waiting a turn. */
-  readonly #shapes = new Map<string, TableShape>();
+  readonly #typed = new Map<string, TypedValues>();
   /** When each table's columns were last read again because a call named a column they lack. */
   readonly #refreshedAt = new Map<string, number>();
 
@@ -24,7 +24,7 @@ export class TableCatalogue {
   /** Forgets every table (a new pool may reach another server). */
   clear(): void {
     this.#columns.clear();
-    this.#shapes.clear();
+    this.#typed.clear();
   }
 
   columns(table: string): Promise<ColumnInfo[]> {
@@ -37,7 +37,7 @@ export class TableCatalogue {
           if (this.#columns.get(table) !== reading) return;
           // A table not there yet is asked again next time: one created later gets typed binding too.
           if (columns.length === 0) this.#columns.delete(table);
-          else this.#shapes.set(table, tableShape(columns, this.ignoreCase));
+          else this.#typed.set(table, new TypedValues(tableShape(columns, this.ignoreCase), table));
         },
         () => this.#columns.delete(table),
       );
@@ -47,39 +47,41 @@ export class TableCatalogue {
   }
 
   /**
-   * The shape of `table`: at once when known, else after one read of the catalogue. Undefined
-   * for a table the catalogue does not know (the statement then fails as the database says) or a
-   * name that is not a string (the builder refuses it).
+   * The binding of `table`'s values: at once when known, else after one read of the catalogue.
+   * Values pass as given for a table the catalogue does not know or a name that is not a string
+   * (the database or the builder then refuses them).
    */
-  shape(table: unknown): TableShape | Promise<TableShape | undefined> | undefined {
-    if (typeof table !== 'string') return undefined;
-    const known = this.#shapes.get(table);
+  #typedValues(table: unknown): TypedValues | Promise<TypedValues> {
+    if (typeof table !== 'string') return untyped;
+    const known = this.#typed.get(table);
     if (known !== undefined) return known;
-    // columns() files the shape before this reaction runs.
-    return this.columns(table).then((columns) => (columns.length > 0 ? this.#shapes.get(table) : undefined));
+    // columns() files the binding before this reaction runs.
+    return this.columns(table).then(() => this.#typed.get(table) ?? untyped);
   }
 
   /**
-   * Runs `bind` with the table's shape; when it refuses a column the cached catalogue does not
-   * hold, reads the catalogue again (at most once a second per table: a column added by
+   * Runs `bind` with the table's typed binding; when it refuses a column the cached catalogue
+   * does not hold, reads the catalogue again (at most once a second per table: a column added by
    * ALTER TABLE is then known) and tries once more.
    */
-  withShape<T>(table: unknown, bind: (shape: TableShape | undefined) => T): T | Promise<T> {
-    const attempt = (known: TableShape | undefined): T | Promise<T> => {
+  typed<T>(table: unknown, bind: (typed: TypedValues) => T): T | Promise<T> {
+    const attempt = (typed: TypedValues): T | Promise<T> => {
       try {
-        return bind(known);
+        return bind(typed);
       } catch (error) {
         const name = table as string;
         const now = Date.now();
         if (!(error instanceof SqlResourceError) || error.code !== 'UNKNOWN_COLUMN' || now - (this.#refreshedAt.get(name) ?? 0) < refreshIntervalMs) throw error;
         this.#refreshedAt.set(name, now);
         this.#columns.delete(name);
-        this.#shapes.delete(name);
-        const again = this.shape(table);
+        this.#typed.delete(name);
+        const again = this.#typedValues(table);
         return again instanceof Promise ? again.then(bind) : bind(again);
       }
     };
-    const shape = this.shape(table);
-    return shape instanceof Promise ? shape.then(attempt) : attempt(shape);
+    const typed = this.#typedValues(table);
+    return typed instanceof Promise ? typed.then(attempt) : attempt(typed);
   }
 }
+
+const untyped = new TypedValues(undefined, '');

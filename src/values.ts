@@ -177,3 +177,27 @@ function unknownColumns(table: string, names: string[]): SqlResourceError {
   const listed = [...printable, ...(others > 0 ? [`${others} other${others > 1 ? 's' : ''}`] : [])].join(', ');
   return new SqlResourceError('UNKNOWN_COLUMN', `unknown column${names.length > 1 ? 's' : ''} in ${table}: ${listed}`);
 }
+
+/**
+ * A call's values checked and typed by its table's shape, or passed as given when the catalogue
+ * does not know the table (the statement then fails as the database says). One per table.
+ */
+export class TypedValues {
+  constructor(
+    private readonly shape: TableShape | undefined,
+    private readonly table: string,
+  ) {}
+
+  filter(filter: Filter): Filter {
+    return this.shape ? typedFilter(this.shape, this.table, filter) : filter;
+  }
+
+  entry(entry: Row): Row {
+    return this.shape ? typedEntry(this.shape, this.table, entry) : entry;
+  }
+
+  /** The key of the row `key` names once `data` is written to it (see `writtenKey`). */
+  keyAfter(data: Row, key: Filter): Filter {
+    return this.shape ? writtenKey(this.shape, data, key) : key;
+  }
+}
