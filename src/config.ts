@@ -1,4 +1,5 @@
 import { SqlResourceError } from './errors';
+import { integerSetting, type IntegerRange } from './integers';
 
 /** Connection settings after validation, defaults and `{{ENV}}` substitution. Frozen. */
 export interface ServerSettings {
@@ -66,13 +67,9 @@ function optionalString(id: string, server: Record<string, unknown>, key: string
   return value;
 }
 
+/** A resource's `server.port`: its kind's default when absent (`{{DB_PORT:-}}` included). */
 function parsePort(id: string, value: unknown, defaultPort: number): number {
-  if (value === undefined || value === null || value === '') return defaultPort;
-  const port = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
-    throw configError(id, 'server.port', 'must be an integer from 1 to 65535');
-  }
-  return port;
+  return integerSetting(`resource '${id}'`, 'server.port', value, defaultPort, { min: 1, max: 65535 });
 }
 
 function withEnv(id: string, server: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, unknown> {
@@ -127,13 +124,19 @@ export function parseResourceConfig(
   });
 }
 
-/** Reads an optional integer option beside `server`, `minimum` (0 or 1) or more; a digit string is accepted. */
-export function integerOption(id: string, options: Readonly<Record<string, unknown>>, key: string, fallback: number, minimum: 0 | 1): number {
-  const value = options[key];
-  if (value === undefined || value === null) return fallback;
-  const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isInteger(number) || number < minimum) {
-    throw configError(id, key, minimum === 0 ? 'must be a non-negative integer' : 'must be a positive integer');
-  }
-  return number;
+/**
+ * Reads an optional integer option beside `server` (e.g. `streamBatchSize`): `fallback` when
+ * absent, else a safe integer of at least `minimum` (0 or 1), or within a range. A decimal
+ * string is accepted; `12abc`, `1e3`, `1.5` and anything past 2^53 are refused with an error
+ * naming the resource and the key.
+ */
+export function integerOption(
+  id: string,
+  options: Readonly<Record<string, unknown>>,
+  key: string,
+  fallback: number,
+  minimum: 0 | 1 | IntegerRange,
+): number {
+  const range = typeof minimum === 'number' ? { min: minimum, max: Number.MAX_SAFE_INTEGER } : minimum;
+  return integerSetting(`resource '${id}'`, key, options[key], fallback, range);
 }

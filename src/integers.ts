@@ -8,11 +8,16 @@ import { SqlResourceError } from './errors';
  */
 const canonicalInteger = /^-?(?:0|[1-9][0-9]*)$/;
 
+/** True for an integer written in canonical decimal (`12`, `-3`; not `-0`, `007`, `+1`, `1e3`, `1.0`). */
+export function isCanonicalInteger(text: string): boolean {
+  return canonicalInteger.test(text) && text !== '-0';
+}
+
 /** The safe integer `value` stands for, or undefined. */
 export function integerOf(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isSafeInteger(value) ? value + 0 : undefined;
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : undefined;
-  if (typeof value !== 'string' || !canonicalInteger.test(value) || value === '-0') return undefined;
+  if (typeof value !== 'string' || !isCanonicalInteger(value)) return undefined;
   const parsed = Number(value);
   return Number.isSafeInteger(parsed) ? parsed : undefined;
 }

@@ -4,10 +4,12 @@ import createDebug from 'debug';
 import type { FastifyInstance } from 'fastify';
 import { isPlainObject, substituteEnv } from '../config';
 import { SqlResourceError } from '../errors';
+import { integerSetting } from '../integers';
 import { ResourceManager } from '../resource-manager';
 import type { EndpointDefinition } from '../endpoints';
 import { validateEndpoints, type HandlerDefinition } from './endpoint-config';
 import { buildServer, httpOptions, profileInteger, type RouteHandler } from './http';
+import { profileProblems } from './problems';
 import { loadProfile, type Profile } from './profile';
 
 const log = createDebug('sql-resources:app');
@@ -54,29 +56,38 @@ function buildResources(profile: Profile): ResourceManager {
 /** Loads `server.lib` and builds each handler endpoint's `(req, res)` function from its factory. */
 function loadHandlers(definitions: HandlerDefinition[], lib: unknown, baseDir: string): { definition: HandlerDefinition; handler: RouteHandler }[] {
   if (definitions.length === 0) return [];
-  const path = resolve(baseDir, String(lib));
+  if (typeof lib !== 'string' || lib === '') throw new SqlResourceError('CONFIG_INVALID', 'profile: server.lib must be a module path (a string)');
+  const path = resolve(baseDir, lib);
   let exported: Record<string, unknown>;
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     exported = require(path) as Record<string, unknown>;
   } catch (error) {
-    throw new Error(`profile: server.lib ${path} cannot be loaded: ${(error as Error).message}`);
+    throw new SqlResourceError('CONFIG_INVALID', `profile: server.lib ${path} cannot be loaded: ${(error as Error).message}`, { cause: error });
   }
   const problems: string[] = [];
+  let firstFailure: unknown;
   const built = definitions.flatMap((definition) => {
     const factory = exported[definition.handler] ?? (exported.default as Record<string, unknown> | undefined)?.[definition.handler];
     if (typeof factory !== 'function') {
       problems.push(`endpoint ${definition.method} ${definition.path}: server.lib exports no function '${definition.handler}'`);
       return [];
     }
-    const handler = (factory as (config: unknown) => unknown)(definition.config);
+    let handler: unknown;
+    try {
+      handler = (factory as (config: unknown) => unknown)(definition.config);
+    } catch (error) {
+      firstFailure ??= error;
+      problems.push(`endpoint ${definition.method} ${definition.path}: '${definition.handler}(config)' threw: ${(error as Error).message}`);
+      return [];
+    }
     if (typeof handler !== 'function') {
       problems.push(`endpoint ${definition.method} ${definition.path}: '${definition.handler}(config)' must return a (req, res) function`);
       return [];
     }
     return [{ definition, handler: handler as RouteHandler }];
   });
-  if (problems.length > 0) throw new Error(`profile has ${problems.length} problem${problems.length > 1 ? 's' : ''}:\n- ${problems.join('\n- ')}`);
+  if (problems.length > 0) throw profileProblems(problems, firstFailure);
   return built;
 }
 
@@ -90,7 +101,7 @@ export function createApp(source: Profile | string): App {
   const baseDir = typeof source === 'string' ? dirname(resolve(source)) : process.cwd();
   const resources = buildResources(profile);
   const server = profile.server ?? {};
-  if (!isPlainObject(server)) throw new Error('profile: server must be a mapping');
+  if (!isPlainObject(server)) throw new SqlResourceError('CONFIG_INVALID', 'profile: server must be a mapping');
   const { database, handlers } = validateEndpoints(server.endpoints, resources, server.lib !== undefined);
   const routeHandlers = loadHandlers(handlers, server.lib, baseDir);
   const httpSettings = httpOptions(server);
@@ -108,12 +119,12 @@ export function createApp(source: Profile | string): App {
       return http;
     },
     async start(options = {}) {
+      const port = integerSetting('start()', 'port', options.port, profilePort, { min: 0, max: 65535 });
       stopping = undefined;
       await resources.startAll();
       if (!listens) return;
       try {
         http = await buildServer(database, routeHandlers, resources, httpSettings);
-        const port = options.port ?? profilePort;
         const host = options.host ?? (typeof server.host === 'string' ? substituteEnv('profile', 'server.host', server.host) : defaultHost);
         await http.listen({ port, host });
         log('%s listening on %s:%d', app.name, host, port);

@@ -1,4 +1,5 @@
 import { createApp, type App } from './app';
+import { problemsOf } from './problems';
 import type { Profile } from './profile';
 
 /** Says what `check` found that works but deserves a look; not a problem, so exit code 0. */
@@ -36,17 +37,17 @@ export async function checkApp(source: Profile | string, warn: CheckWarning = ()
   try {
     app = createApp(source);
   } catch (error) {
-    return [(error as Error).message];
+    return [...problemsOf(error)];
   }
   try {
     await app.resources.startAll();
   } catch (error) {
-    return [(error as Error).message];
+    return [...problemsOf(error)];
   }
   try {
     return await endpointProblems(app, warn);
   } catch (error) {
-    return [(error as Error).message];
+    return [...problemsOf(error)];
   } finally {
     await app.resources.stopAll();
   }

@@ -1,6 +1,8 @@
 import { isPlainObject } from '../config';
 import { compileEndpointSql, endpointKinds, isEndpointKind, type EndpointDefinition } from '../endpoints';
+import { SqlResourceError } from '../errors';
 import type { ResourceManager } from '../resource-manager';
+import { profileProblems } from './problems';
 
 /** An endpoint served by application code from `server.lib`. */
 export interface HandlerDefinition {
@@ -41,7 +43,7 @@ export function validateEndpoints(endpoints: unknown, resources: ResourceManager
   const problems: string[] = [];
   const result: ValidatedEndpoints = { database: [], handlers: [] };
   if (endpoints === undefined || endpoints === null) return result;
-  if (!Array.isArray(endpoints)) throw new Error('profile: server.endpoints must be a list of endpoints');
+  if (!Array.isArray(endpoints)) throw new SqlResourceError('CONFIG_INVALID', 'profile: server.endpoints must be a list of endpoints');
   const routes = new Set<string>();
 
   endpoints.forEach((entry: unknown, index) => {
@@ -89,7 +91,7 @@ export function validateEndpoints(endpoints: unknown, resources: ResourceManager
     };
     if (typeof resource === 'string' && resources.exist(resource)) {
       try {
-        compileEndpointSql(definition, resources.get(resource).kind);
+        compileEndpointSql(definition, resources.get(resource).dialect);
       } catch (error) {
         problems.push(`${at}: ${(error as Error).message}`);
       }
@@ -97,6 +99,6 @@ export function validateEndpoints(endpoints: unknown, resources: ResourceManager
     result.database.push(definition);
   });
 
-  if (problems.length > 0) throw new Error(`profile has ${problems.length} problem${problems.length > 1 ? 's' : ''}:\n- ${problems.join('\n- ')}`);
+  if (problems.length > 0) throw profileProblems(problems);
   return result;
 }

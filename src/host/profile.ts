@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { parseDocument } from 'yaml';
+import { parseDocument, visit, type Document } from 'yaml';
 import { isPlainObject } from '../config';
 import { SqlResourceError } from '../errors';
+import { isCanonicalInteger } from '../integers';
 import { describeYamlError, redactYamlMessage } from './yaml-errors';
 
 /** A profile as the engine reads it; unknown keys are kept for application code. */
@@ -47,9 +48,25 @@ function parseProfileText(path: string, text: string): unknown {
   for (const warning of doc.warnings) {
     process.emitWarning(`profile ${path}: ${describeYamlError(text, warning)}`, { type: 'YAMLWarning', code: warning.code });
   }
+  keepNonDecimalIntegers(doc);
   try {
     return doc.toJS();
   } catch (error) {
     throw invalid(redactYamlMessage(text, (error as Error).message));
   }
+}
+
+/**
+ * A value YAML reads as an integer but that is not written in decimal digits (`1e3`, `1000.0`,
+ * `0x3E8`, `0o17`, `007`, `+5`) is kept as its text, as if quoted: an integer setting then
+ * refuses it by name, as it refuses `"1e3"` and `1e3` from the environment, instead of reading
+ * `port: 1e3` as 1000. Keys, fractions (`1.5`) and decimal integers are left as YAML reads them.
+ */
+function keepNonDecimalIntegers(doc: Document): void {
+  visit(doc, {
+    Scalar(key, node) {
+      if (key === 'key' || typeof node.value !== 'number' || !Number.isInteger(node.value)) return;
+      if (node.source !== undefined && !isCanonicalInteger(node.source)) node.value = node.source;
+    },
+  });
 }

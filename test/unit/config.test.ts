@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { MysqlResource, PostgresResource, ResourceManager, register, SqlResource, type SqlResourceError } from '../../src';
+import { MysqlResource, PostgresResource, ResourceManager, mysqlDialect, register, SqlResource, type SqlResourceError } from '../../src';
 import type { DriverAdapter } from '../../src/driver-adapter';
 import { createApp } from '../../src/host/app';
 
@@ -25,9 +25,10 @@ describe.each([
 
   it('reads streamBatchSize, 200 rows by default, and refuses anything but a positive integer', () => {
     expect(new ResourceClass('db', { _class: kind, server }).streamBatchSize).toBe(200);
+    expect(new ResourceClass('db', { _class: kind, server, streamBatchSize: '' }).streamBatchSize).toBe(200);
     expect(new ResourceClass('db', { _class: kind, server, streamBatchSize: 50 }).streamBatchSize).toBe(50);
     expect(new ResourceClass('db', { _class: kind, server, streamBatchSize: '1' }).streamBatchSize).toBe(1);
-    for (const bad of [0, -1, 1.5, '12 rows', '', true, [10], { rows: 10 }]) {
+    for (const bad of [0, -1, 1.5, '12 rows', '12abc', '1e3', '050', 2 ** 53, true, [10], { rows: 10 }]) {
       const error = configError(() => new ResourceClass('db', { _class: kind, server, streamBatchSize: bad }));
       expect(error.code).toBe('CONFIG_INVALID');
       expect(error.message).toBe("resource 'db': streamBatchSize must be a positive integer");
@@ -46,8 +47,9 @@ describe.each([
     [{ _class: kind, server: { database: 'test' } }, 'server.host is required'],
     [{ _class: kind, server: { host: '127.0.0.1' } }, 'server.database is required'],
     [{ _class: kind, server: { ...server, host: 42 } }, 'server.host must be a string'],
-    [{ _class: kind, server: { ...server, port: 'http' } }, 'server.port must be an integer'],
-    [{ _class: kind, server: { ...server, port: 70000 } }, 'server.port must be an integer'],
+    [{ _class: kind, server: { ...server, port: 'http' } }, 'server.port must be an integer from 1 to 65535'],
+    [{ _class: kind, server: { ...server, port: 70000 } }, 'server.port must be an integer from 1 to 65535'],
+    [{ _class: kind, server: { ...server, port: '1e3' } }, 'server.port must be an integer from 1 to 65535'],
     [{ _class: kind, server: { ...server, timezone: 'Europe/Paris' } }, 'server.timezone must be'],
     [{ _class: kind, server: { ...server, user: ['root'] } }, 'server.user must be a string'],
     [{ _class: kind, server: { ...server, preparedStatements: 'yes' } }, 'server.preparedStatements must be a boolean'],
@@ -133,7 +135,7 @@ describe('registry and resource manager', () => {
   it('accepts new classes and refuses to replace a built-in one', () => {
     class CustomResource extends SqlResource {
       constructor(id: string, config: unknown) {
-        super(id, config, 'custom', 1);
+        super(id, config, mysqlDialect, 1);
       }
       protected createAdapter(): DriverAdapter {
         throw new Error('not used');

@@ -1,4 +1,5 @@
-import { createApp } from '../../src';
+import { createApp, SqlResourceError } from '../../src';
+import { problemsOf as listedProblems } from '../../src/host/problems';
 
 const resources = {
   db: { _class: 'mysql', server: { host: '127.0.0.1', database: 'test' } },
@@ -71,6 +72,47 @@ describe('profile validation at startup', () => {
     ]);
   });
 
+  it('throws one CONFIG_INVALID SqlResourceError whose problems check lists one per line', () => {
+    let caught: unknown;
+    try {
+      createApp({ resources, server: { endpoints: [{ path: 'x', endpoint: 'list', resource: 'db', sql: 'SELECT 1' }, { path: '/y', endpoint: 'find', resource: 'db' }] } });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(SqlResourceError);
+    expect(caught).toMatchObject({ code: 'CONFIG_INVALID', statusCode: 500 });
+    expect(listedProblems(caught)).toEqual([
+      "server.endpoints[0] (x): path must be a string starting with '/'",
+      "server.endpoints[1] (/y): unknown endpoint kind 'find' (valid: list, read, readOne, create, update, delete)",
+    ]);
+    expect((caught as Error).message).toBe(`profile has 2 problems:\n- ${listedProblems(caught).join('\n- ')}`);
+  });
+
+  it.each([
+    [{ endpoints: 'all' }, 'profile: server.endpoints must be a list of endpoints'],
+    [{ cors: ['*'] }, 'profile: server.cors must be a mapping (origins, methods)'],
+    [{ lib: 42, endpoints: [{ path: '/h', handler: 'x' }] }, 'profile: server.lib must be a module path (a string)'],
+  ])('refuses %p with CONFIG_INVALID', (server, message) => {
+    expect(() => createApp({ resources, server })).toThrow(expect.objectContaining({ name: 'SqlResourceError', code: 'CONFIG_INVALID', message }));
+  });
+
+  it('refuses a server that is not a mapping with CONFIG_INVALID', () => {
+    expect(() => createApp({ resources, server: 'x' as unknown as Record<string, unknown> })).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID', message: 'profile: server must be a mapping' }),
+    );
+  });
+
+  it('refuses a server.lib that cannot be loaded with CONFIG_INVALID, keeping the cause', () => {
+    let caught: unknown;
+    try {
+      createApp({ resources, server: { lib: '/nonexistent/lib.js', endpoints: [{ path: '/h', handler: 'x' }] } });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringMatching(/^profile: server\.lib \/nonexistent\/lib\.js cannot be loaded: /) });
+    expect((caught as Error).cause).toMatchObject({ code: 'MODULE_NOT_FOUND' });
+  });
+
   it('refuses a template that puts a placeholder in an identifier', () => {
     expect(problemsOf([{ path: '/t', endpoint: 'list', resource: 'db', sql: 'SELECT * FROM `{{table}}`' }])).toContain('sql template');
   });
@@ -87,7 +129,7 @@ describe('profile server settings', () => {
   it.each([
     [{ port: 'eighty' }, 'server.port must be an integer from 0 to 65535'],
     [{ port: 70000 }, 'server.port must be an integer from 0 to 65535'],
-    [{ bodyLimit: -5 }, 'server.bodyLimit must be an integer'],
+    [{ bodyLimit: -5 }, 'profile: server.bodyLimit must be a positive integer'],
     [{ cors: 'yes' }, 'server.cors must be a mapping'],
   ])('refuses %p', async (server, message) => {
     const build = async (): Promise<void> => {

@@ -1,5 +1,6 @@
 import { isPlainObject, substituteEnv } from '../../config';
 import { SqlResourceError } from '../../errors';
+import { integerSetting } from '../../integers';
 
 export interface JsonOptions {
   /** Deepest nesting of arrays and objects a request body may hold. */
@@ -39,15 +40,14 @@ export const defaultRequestTimeout = 30_000;
 export const defaultWriteTimeout = 30_000;
 const defaultHstsMaxAge = 365 * 24 * 60 * 60;
 
-/** An integer `server.<key>` (a numeric string or `{{ENV:-fallback}}` is accepted), within bounds. */
+/**
+ * An integer `server.<key>` within bounds: `fallback` when absent (`{{ENV:-}}` included), a
+ * decimal string and `{{ENV}}` accepted. The error names the key, never the value (it may come
+ * from the environment).
+ */
 export function profileInteger(section: Record<string, unknown>, key: string, fallback: number, min: number, max: number, prefix = 'server'): number {
   const raw = typeof section[key] === 'string' ? substituteEnv('profile', `${prefix}.${key}`, section[key] as string) : section[key];
-  if (raw === undefined || raw === null) return fallback;
-  const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new SqlResourceError('CONFIG_INVALID', `profile: ${prefix}.${key} must be an integer from ${min} to ${max}`);
-  }
-  return value;
+  return integerSetting('profile', `${prefix}.${key}`, raw, fallback, { min, max });
 }
 
 /** A boolean `server.<key>` (`'true'`/`'false'` and `{{ENV:-fallback}}` accepted). */
@@ -89,10 +89,10 @@ function hsts(value: unknown): HstsOptions | false {
 /** `server.cors` of a profile as @fastify/cors options; undefined keeps CORS off. */
 export function corsOptions(config: unknown): Record<string, unknown> | undefined {
   if (config === undefined || config === null) return undefined;
-  if (!isPlainObject(config)) throw new Error('profile: server.cors must be a mapping (origins, methods)');
+  if (!isPlainObject(config)) throw new SqlResourceError('CONFIG_INVALID', 'profile: server.cors must be a mapping (origins, methods)');
   const options: Record<string, unknown> = { origin: config.origins ?? config.origin ?? false, credentials: config.credentials === true };
   if (options.credentials && (options.origin === '*' || options.origin === true)) {
-    throw new Error('profile: server.cors cannot allow credentials from any origin; list the origins');
+    throw new SqlResourceError('CONFIG_INVALID', 'profile: server.cors cannot allow credentials from any origin; list the origins');
   }
   // Left out, @fastify/cors answers preflights with its own default list of methods.
   if (config.methods !== undefined) options.methods = config.methods;

@@ -1,0 +1,174 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp, type App } from '../../src/host/app';
+import { SqlResourceError } from '../../src/errors';
+import { runCli } from '../support/cli';
+
+/**
+ * Hostile values for integer settings, wherever they come from: written in the YAML profile,
+ * substituted from the environment with `{{NAME}}`, or given on the command line. Each is
+ * refused with CONFIG_INVALID and a message naming where and the key; the value is never
+ * quoted (it may be a secret from the environment), except on the command line.
+ * No database: the profile is refused before anything connects.
+ */
+
+const hostile = ['12abc', '1e3', '-1', '9007199254740992'];
+
+/** An integer setting of the profile, how to write it in YAML, and the message refusing it. */
+interface Setting {
+  key: string;
+  yaml: (value: string) => string;
+  message: string;
+}
+
+const resource = (extra: string, server = ''): string =>
+  `resources:\n  db:\n    _class: mysql\n    server:\n      host: 127.0.0.1\n      database: test\n${server}${extra}`;
+
+const settings: Setting[] = [
+  { key: 'server.port', yaml: (v) => `server:\n  port: ${v}\n`, message: 'profile: server.port must be an integer from 0 to 65535' },
+  { key: 'server.bodyLimit', yaml: (v) => `server:\n  bodyLimit: ${v}\n`, message: 'profile: server.bodyLimit must be a positive integer' },
+  { key: 'server.requestTimeout', yaml: (v) => `server:\n  requestTimeout: ${v}\n`, message: 'profile: server.requestTimeout must be an integer from 0 to 2147483647' },
+  { key: 'server.json.maxDepth', yaml: (v) => `server:\n  json:\n    maxDepth: ${v}\n`, message: 'profile: server.json.maxDepth must be an integer from 1 to 1000' },
+  { key: "resources.db.server.port", yaml: (v) => resource('', `      port: ${v}\n`), message: "resource 'db': server.port must be an integer from 1 to 65535" },
+  { key: 'resources.db.streamBatchSize', yaml: (v) => resource(`    streamBatchSize: ${v}\n`), message: "resource 'db': streamBatchSize must be a positive integer" },
+  { key: 'resources.db.keepAliveInterval', yaml: (v) => resource(`    keepAliveInterval: ${v}\n`), message: "resource 'db': keepAliveInterval must be a non-negative integer" },
+];
+
+/** Settings whose string values take `{{NAME}}` from the environment. */
+const fromEnvironment = settings.filter((setting) => !/streamBatchSize|keepAliveInterval/.test(setting.key));
+
+let dir: string;
+let count = 0;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sr-integers-'));
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function writeProfile(text: string): string {
+  const path = join(dir, `profile-${++count}.yml`);
+  writeFileSync(path, text);
+  return path;
+}
+
+function refusal(build: () => unknown): SqlResourceError {
+  try {
+    build();
+  } catch (error) {
+    expect(error).toBeInstanceOf(SqlResourceError);
+    return error as SqlResourceError;
+  }
+  throw new Error('expected the profile to be refused');
+}
+
+describe('integer settings written in the YAML profile', () => {
+  describe.each(settings)('$key', ({ yaml, message }) => {
+    it.each(hostile)('refuses %s, naming the key', (value) => {
+      const error = refusal(() => createApp(writeProfile(yaml(value))));
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toBe(message);
+    });
+
+    it.each(['"1e3"', "'12abc'", '1000.0', '0x3E8', '0o1750', '01000', '+1000', '1.5', '.inf'])('refuses %s too', (value) => {
+      expect(refusal(() => createApp(writeProfile(yaml(value)))).message).toBe(message);
+    });
+
+    it('accepts decimal digits, quoted or not', () => {
+      expect(() => createApp(writeProfile(yaml('1000')))).not.toThrow();
+      expect(() => createApp(writeProfile(yaml("'1000'")))).not.toThrow();
+    });
+  });
+
+  it('reads the accepted values as integers', () => {
+    const app = createApp(writeProfile(resource('    streamBatchSize: 50\n    keepAliveInterval: "0"\n', '      port: 6000\n')));
+    const db = app.resources.get('db') as unknown as { streamBatchSize: number; keepAliveInterval: number; config: { server: { port: number } } };
+    expect([db.streamBatchSize, db.keepAliveInterval, db.config.server.port]).toEqual([50, 0, 6000]);
+  });
+
+  it('leaves other numbers as YAML reads them, and keeps the text of a non-decimal integer', () => {
+    const app = createApp(writeProfile('server:\n  port: 1000\nratio: 1.5\nbig: 1e3\nhex: 0x10\nkeys:\n  1e3: x\n'));
+    expect(app.profile).toMatchObject({ ratio: 1.5, big: '1e3', hex: '0x10', keys: { 1000: 'x' } });
+  });
+});
+
+describe('integer settings from the environment ({{NAME}})', () => {
+  const variable = 'SR_TEST_HOSTILE_INTEGER';
+
+  afterEach(() => {
+    delete process.env[variable];
+  });
+
+  describe.each(fromEnvironment)('$key', ({ yaml, message }) => {
+    it.each([...hostile, '1000.0', ' 1000', '0x3E8'])('refuses %p, naming the key and not the value', (value) => {
+      process.env[variable] = value;
+      const error = refusal(() => createApp(writeProfile(yaml(`'{{${variable}}}'`))));
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toBe(message);
+    });
+
+    it('accepts decimal digits, and an empty value is the default', () => {
+      process.env[variable] = '1000';
+      expect(() => createApp(writeProfile(yaml(`'{{${variable}}}'`)))).not.toThrow();
+      process.env[variable] = '';
+      expect(() => createApp(writeProfile(yaml(`'{{${variable}}}'`)))).not.toThrow();
+    });
+  });
+
+  it('never echoes a value that may be a secret', () => {
+    process.env[variable] = 'S3cr3t-hunter2';
+    const error = refusal(() => createApp(writeProfile(resource('', `      port: '{{${variable}}}'\n      password: '{{${variable}}}'\n`))));
+    expect(error.message).toBe("resource 'db': server.port must be an integer from 1 to 65535");
+    expect(JSON.stringify({ ...error, message: error.message, stack: error.stack })).not.toContain('S3cr3t');
+  });
+
+  it('reads the host port from the environment', async () => {
+    process.env[variable] = '0';
+    const app: App = createApp({ server: { port: `{{${variable}}}`, endpoints: [{ path: '/h', handler: 'peopleStats' }], lib: require.resolve('../../examples/handlers.js') } });
+    await app.start();
+    try {
+      expect(app.address()?.port).toBeGreaterThan(0);
+    } finally {
+      await app.stop();
+    }
+  });
+});
+
+describe('start({ port })', () => {
+  it.each([-1, 65536, 1.5, 2 ** 53])('refuses %p before starting anything', async (port) => {
+    const app = createApp({ resources: {} });
+    await expect(app.start({ port })).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: 'start(): port must be an integer from 0 to 65535' });
+  });
+});
+
+describe('integer settings on the command line', () => {
+  it.each([...hostile, '1000.0', '0x50', '', ' 80', '65536'])("serve --port=%p is refused, echoing the value", async (value) => {
+    const result = await runCli(['serve', 'examples/people.yml', `--port=${value}`]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(`--port must be an integer from 0 to 65535, got '${value}'`);
+    expect(result.stdout).toBe('');
+  });
+
+  it('check lists a refused setting once, under one header', async () => {
+    const path = writeProfile(settings[0].yaml('1e3'));
+    const result = await runCli(['check', path]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(`${path} has 1 problem:\n- profile: server.port must be an integer from 0 to 65535`);
+  });
+
+  it('check lists the problems of the endpoints once, under one header', async () => {
+    const path = writeProfile(`${resource('')}server:\n  endpoints:\n    - { path: x, endpoint: list, resource: db, sql: 'SELECT 1' }\n    - { path: /y, endpoint: find, resource: db }\n`);
+    const result = await runCli(['check', path]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      [
+        `${path} has 2 problems:`,
+        "- server.endpoints[0] (x): path must be a string starting with '/'",
+        "- server.endpoints[1] (/y): unknown endpoint kind 'find' (valid: list, read, readOne, create, update, delete)",
+      ].join('\n'),
+    );
+  });
+});
