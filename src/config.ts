@@ -140,3 +140,16 @@ export function integerOption(
   const range = typeof minimum === 'number' ? { min: minimum, max: Number.MAX_SAFE_INTEGER } : minimum;
   return integerSetting(`resource '${id}'`, key, options[key], fallback, range);
 }
+
+/**
+ * The driver options (`server.<key>`) an adapter reads as integers, checked with the one integer
+ * parser when the resource is built (errors name `server.<key>`), as numbers; absent keys are left out.
+ */
+export function integerDriverOptions(id: string, settings: ServerSettings, ranges: Readonly<Record<string, IntegerRange>>): Readonly<Record<string, number>> {
+  const checked: Record<string, number> = {};
+  for (const [key, range] of Object.entries(ranges)) {
+    const value = settings.driverOptions[key];
+    if (value !== undefined && value !== null && value !== '') checked[key] = integerSetting(`resource '${id}'`, `server.${key}`, value, 0, range);
+  }
+  return Object.freeze(checked);
+}

@@ -32,7 +32,14 @@ const settings: Setting[] = [
   { key: 'server.json.maxDepth', yaml: (v) => `server:\n  json:\n    maxDepth: ${v}\n`, message: 'profile: server.json.maxDepth must be an integer from 1 to 1000' },
   { key: "resources.db.server.port", yaml: (v) => resource('', `      port: ${v}\n`), message: "resource 'db': server.port must be an integer from 1 to 65535" },
   { key: 'resources.db.streamBatchSize', yaml: (v) => resource(`    streamBatchSize: ${v}\n`), message: "resource 'db': streamBatchSize must be a positive integer" },
-  { key: 'resources.db.keepAliveInterval', yaml: (v) => resource(`    keepAliveInterval: ${v}\n`), message: "resource 'db': keepAliveInterval must be a non-negative integer" },
+  { key: 'resources.db.keepAliveInterval', yaml: (v) => resource(`    keepAliveInterval: ${v}\n`), message: "resource 'db': keepAliveInterval must be an integer from 0 to 2147483" },
+  { key: 'resources.db.server.connectionLimit', yaml: (v) => resource('', `      connectionLimit: ${v}\n`), message: "resource 'db': server.connectionLimit must be an integer from 1 to 10000" },
+  { key: 'resources.db.server.connectTimeout', yaml: (v) => resource('', `      connectTimeout: ${v}\n`), message: "resource 'db': server.connectTimeout must be an integer from 0 to 2147483647" },
+  {
+    key: 'resources.pg.server.max',
+    yaml: (v) => `resources:\n  pg:\n    _class: postgresql\n    server:\n      host: 127.0.0.1\n      database: test\n      max: ${v}\n`,
+    message: "resource 'pg': server.max must be an integer from 1 to 10000",
+  },
 ];
 
 /** Settings whose string values take `{{NAME}}` from the environment. */

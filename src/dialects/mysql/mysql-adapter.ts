@@ -3,6 +3,7 @@ import { callerGone, watchCancel } from '../../cancellation';
 import { poolClosed } from '../../errors';
 import type { ServerSettings } from '../../config';
 import type { ServerFeatures } from '../../dialect';
+import type { IntegerRange } from '../../integers';
 import type { AdapterHooks, ColumnInfo, ColumnType, DriverAdapter, PoolWait, Row, StatementResult } from '../../driver-adapter';
 import type { Executor, Statement } from '../../statement';
 
@@ -39,6 +40,17 @@ interface ResultHeader {
 }
 
 const defaultPoolSize = 10;
+/** Longest delay a Node timer takes (2^31 − 1 ms); longer ones fire at once. */
+const maxTimerMs = 2_147_483_647;
+
+/** mysql2 options this adapter reads as integers, with what each may be. */
+export const mysqlIntegerOptions: Readonly<Record<string, IntegerRange>> = Object.freeze({
+  connectionLimit: { min: 1, max: 10_000 },
+  queueLimit: { min: 0, max: Number.MAX_SAFE_INTEGER },
+  connectTimeout: { min: 0, max: maxTimerMs },
+  maxIdle: { min: 0, max: 10_000 },
+  idleTimeout: { min: 0, max: maxTimerMs },
+});
 
 /** ER_UNSUPPORTED_PS: a statement the binary protocol refuses; without values it runs as text. */
 const ER_UNSUPPORTED_PS = 1295;
@@ -52,17 +64,20 @@ export class MysqlAdapter implements DriverAdapter {
   readonly #settings: ServerSettings;
   readonly #hooks: AdapterHooks;
   readonly #multipleStatements: boolean;
+  readonly #integers: Readonly<Record<string, number>>;
   #pool?: MysqlPool;
   /** The pool's connection options, for the short-lived connection that sends `KILL QUERY`. */
   #connectionOptions?: Record<string, unknown>;
 
-  constructor(settings: ServerSettings, hooks: AdapterHooks) {
+  /** `integers`: the options of `mysqlIntegerOptions`, checked when the resource was built. */
+  constructor(settings: ServerSettings, hooks: AdapterHooks, integers: Readonly<Record<string, number>>) {
     this.#settings = settings;
     this.#hooks = hooks;
+    this.#integers = integers;
     this.#multipleStatements = settings.driverOptions.multipleStatements === true;
-    this.poolSize = Number(settings.driverOptions.connectionLimit ?? defaultPoolSize);
+    this.poolSize = integers.connectionLimit ?? defaultPoolSize;
     // mysql2: `waitForConnections: false` refuses at once; `queueLimit` (0: no limit) bounds the waiting calls.
-    const queueLimit = Number(settings.driverOptions.queueLimit ?? 0);
+    const queueLimit = integers.queueLimit ?? 0;
     this.poolWait = settings.driverOptions.waitForConnections === false ? { maxWaiting: 0 } : queueLimit > 0 ? { maxWaiting: queueLimit } : {};
   }
 
@@ -75,6 +90,7 @@ export class MysqlAdapter implements DriverAdapter {
       supportBigNumbers: true,
       bigNumberStrings: false,
       ...settings.driverOptions,
+      ...this.#integers,
       host: settings.host,
       port: settings.port,
       database: settings.database,

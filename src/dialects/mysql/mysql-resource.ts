@@ -1,8 +1,8 @@
 import { Charsets } from 'mysql2';
-import { configError, integerOption, type ServerSettings } from '../../config';
+import { configError, integerDriverOptions, integerOption, type ServerSettings } from '../../config';
 import type { AdapterHooks, DriverAdapter } from '../../driver-adapter';
 import { SqlResource } from '../../sql-resource';
-import { MysqlAdapter } from './mysql-adapter';
+import { MysqlAdapter, mysqlIntegerOptions } from './mysql-adapter';
 import { mysqlDialect } from './dialect';
 
 /** A MySQL/MariaDB resource (`_class: mysql`): a mysql2 pool plus a keep-alive timer. */
@@ -10,10 +10,13 @@ export class MysqlResource extends SqlResource {
   /** Seconds between keep-alive `SELECT 1`s; 0 disables them. */
   readonly keepAliveInterval: number;
   #keepAlive?: NodeJS.Timeout;
+  readonly #driverIntegers: Readonly<Record<string, number>>;
 
   constructor(id: string, config: unknown) {
     super(id, config, mysqlDialect, 3306);
-    this.keepAliveInterval = integerOption(id, this.config.options, 'keepAliveInterval', 20, 0);
+    // Past 2^31 − 1 ms a Node timer fires at once: the interval is capped below that.
+    this.keepAliveInterval = integerOption(id, this.config.options, 'keepAliveInterval', 20, { min: 0, max: 2_147_483 });
+    this.#driverIntegers = integerDriverOptions(id, this.config.server, mysqlIntegerOptions);
     if (!Object.prototype.hasOwnProperty.call(Charsets, this.config.server.charset.toUpperCase())) {
       throw configError(id, 'server.charset', `'${this.config.server.charset}' is not a charset or collation mysql2 knows`);
     }
@@ -23,7 +26,7 @@ export class MysqlResource extends SqlResource {
   }
 
   protected createAdapter(server: ServerSettings, hooks: AdapterHooks): DriverAdapter {
-    return new MysqlAdapter(server, hooks);
+    return new MysqlAdapter(server, hooks, this.#driverIntegers);
   }
 
   protected override afterStart(): void {

@@ -4,6 +4,7 @@ import type { ServerSettings } from '../../config';
 import { callerGone, watchCancel } from '../../cancellation';
 import { poolClosed } from '../../errors';
 import type { ServerFeatures } from '../../dialect';
+import type { IntegerRange } from '../../integers';
 import type { AdapterHooks, ColumnInfo, ColumnType, DriverAdapter, PoolWait, Row, StatementResult } from '../../driver-adapter';
 import type { Executor, Statement } from '../../statement';
 import { postgresDialect } from './dialect';
@@ -15,6 +16,16 @@ interface PgQueryable {
 
 const INT8_OID = 20;
 const defaultPoolSize = 10;
+/** Longest delay a Node timer takes (2^31 − 1 ms); longer ones fire at once. */
+const maxTimerMs = 2_147_483_647;
+
+/** pg options this adapter reads as integers (`connectTimeout`: ours, pg's `connectionTimeoutMillis`). */
+export const postgresIntegerOptions: Readonly<Record<string, IntegerRange>> = Object.freeze({
+  max: { min: 1, max: 10_000 },
+  connectTimeout: { min: 0, max: maxTimerMs },
+  connectionTimeoutMillis: { min: 0, max: maxTimerMs },
+  idleTimeoutMillis: { min: 0, max: maxTimerMs },
+});
 const TIMESTAMP_OID = 1114;
 
 /** Distinct statements given a server-side name; later ones run unnamed, so memory stays bounded. */
@@ -108,16 +119,19 @@ export class PostgresAdapter implements DriverAdapter {
   #namedCount = 0;
   readonly #encodeDate?: (date: Date) => string;
   readonly #parseTimestamp?: (text: string) => Date | string;
+  readonly #integers: Readonly<Record<string, number>>;
   #pool?: Pool;
   /** The pool's connection settings, for the short-lived connection that sends a cancel. */
   #clientConfig?: PoolConfig;
 
-  constructor(settings: ServerSettings, hooks: AdapterHooks) {
+  /** `integers`: the options of `postgresIntegerOptions`, checked when the resource was built. */
+  constructor(settings: ServerSettings, hooks: AdapterHooks, integers: Readonly<Record<string, number>>) {
     this.#settings = settings;
     this.#hooks = hooks;
-    this.poolSize = Number(settings.driverOptions.max ?? defaultPoolSize);
+    this.#integers = integers;
+    this.poolSize = integers.max ?? defaultPoolSize;
     // pg waits `connectionTimeoutMillis` (our `connectTimeout`) for a pooled client; 0 or none: no limit.
-    const waitMs = Number(settings.driverOptions.connectionTimeoutMillis ?? settings.driverOptions.connectTimeout ?? 0);
+    const waitMs = integers.connectionTimeoutMillis ?? integers.connectTimeout ?? 0;
     this.poolWait = waitMs > 0 ? { timeoutMs: waitMs } : {};
     if (settings.timezone !== 'local') {
       const codec = timezoneCodec(settings.timezone);
@@ -127,12 +141,16 @@ export class PostgresAdapter implements DriverAdapter {
   }
 
   async open(): Promise<ServerFeatures> {
-    const { connectTimeout, ...driverOptions } = this.#settings.driverOptions;
+    const { connectTimeout, ...integers } = this.#integers;
+    // `connectTimeout` is ours (the name mysql2 uses); pg calls it connectionTimeoutMillis.
+    const driverOptions: Record<string, unknown> = { ...this.#settings.driverOptions };
+    delete driverOptions.connectTimeout;
     const parseTimestamp = this.#parseTimestamp;
     const config: PoolConfig = {
       max: defaultPoolSize,
-      ...(connectTimeout === undefined ? {} : { connectionTimeoutMillis: Number(connectTimeout) }),
+      ...(connectTimeout === undefined ? {} : { connectionTimeoutMillis: connectTimeout }),
       ...driverOptions,
+      ...integers,
       host: this.#settings.host,
       port: this.#settings.port,
       database: this.#settings.database,
