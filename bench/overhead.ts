@@ -24,17 +24,30 @@ const benchColumns: ColumnInfo[] = [
   { name: 'created_at', primaryKey: false, generated: false, type: 'other', unique: false },
 ];
 
-class StubAdapter implements DriverAdapter {
+/**
+ * The stub driver. `stream` yields `streamRows` rows in batches of the size asked for, all of
+ * them the one preallocated `row` in one preallocated array per batch size (reused from batch
+ * to batch), so a stream's rows and batches cost no allocation: what a consumer of it allocates
+ * is the iteration itself (bench/stream-allocation.ts measures that).
+ */
+export class StubAdapter implements DriverAdapter {
   readonly poolSize = 10;
   readonly poolWait = {};
+  /** Rows each `stream` yields. */
+  streamRows = 100_000;
+  readonly #batches = new Map<number, Row[]>();
   async open(): Promise<ServerFeatures> {
     return { insertReturning: true };
   }
   run(): Promise<StatementResult> {
     return new Promise((resolve) => setImmediate(resolve, readResult));
   }
-  async *stream(): AsyncGenerator<Row[], void, undefined> {
-    yield [row];
+  async *stream(_sql: string, _values: readonly unknown[], batchSize: number): AsyncGenerator<Row[], void, undefined> {
+    let batch = this.#batches.get(batchSize);
+    if (batch === undefined) this.#batches.set(batchSize, (batch = new Array<Row>(batchSize).fill(row)));
+    let left = this.streamRows;
+    for (; left >= batchSize; left -= batchSize) yield batch;
+    if (left > 0) yield batch.slice(0, left);
   }
   transaction<T>(work: (executor: Executor) => Promise<T>): Promise<T> {
     return work(this);
@@ -48,7 +61,7 @@ class StubAdapter implements DriverAdapter {
   async close(): Promise<void> {}
 }
 
-class StubResource extends SqlResource {
+export class StubResource extends SqlResource {
   constructor() {
     super('stub', { _class: 'stub', server: { host: 'stub', database: 'stub' } }, mysqlDialect, 1);
   }
