@@ -22,6 +22,16 @@ export function integerOf(value: unknown): number | undefined {
   return Number.isSafeInteger(parsed) ? parsed : undefined;
 }
 
+/**
+ * An exact integer of any size, for values bound to integer columns (keys, filters): a safe
+ * integer as a number, one past ±2^53 as its decimal text (a bigint, or canonical text), else undefined.
+ */
+export function exactIntegerOf(value: unknown): number | string | undefined {
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  if (typeof value === 'string' && isCanonicalInteger(value) && !Number.isSafeInteger(Number(value))) return value;
+  return integerOf(value);
+}
+
 /** An integer range, both ends included. */
 export interface IntegerRange {
   readonly min: number;

@@ -1,6 +1,7 @@
 import { isPlainObject } from './config';
 import type { ColumnInfo, ColumnType, Row } from './driver-adapter';
 import { SqlResourceError } from './errors';
+import { exactIntegerOf } from './integers';
 import type { Filter } from './sql-builder';
 
 /**
@@ -26,7 +27,6 @@ export function tableShape(columns: readonly ColumnInfo[], ignoreCase: boolean):
   };
 }
 
-const canonicalInteger = /^-?(0|[1-9][0-9]*)$/;
 const writtenInteger = /^[-+]?[0-9]+$/;
 const decimalNumber = /^[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?$/;
 
@@ -39,17 +39,6 @@ const expected: Readonly<Record<ColumnType, string>> = {
   other: 'a scalar value',
 };
 
-/** An exact integer: a safe number, or decimal text when past ±2^53. */
-function integerOrUndefined(value: unknown): number | string | undefined {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
-  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
-  if (typeof value === 'string' && canonicalInteger.test(value)) {
-    const number = Number(value);
-    return Number.isSafeInteger(number) ? number : value;
-  }
-  return undefined;
-}
-
 /**
  * One value that names rows (a filter value, an endpoint's id) in the form its column compares
  * exactly; undefined when the column's type cannot take it.
@@ -57,7 +46,7 @@ function integerOrUndefined(value: unknown): number | string | undefined {
 function keyValueOrUndefined(type: ColumnType, value: unknown): unknown {
   switch (type) {
     case 'integer':
-      return integerOrUndefined(value);
+      return exactIntegerOf(value);
     case 'number':
       if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
       if (typeof value === 'bigint') return value.toString();
@@ -116,7 +105,7 @@ function writableOrUndefined(type: ColumnType, value: unknown): unknown {
   switch (type) {
     case 'integer':
       if (typeof value === 'string') return writtenInteger.test(value) ? value : undefined;
-      return integerOrUndefined(value);
+      return exactIntegerOf(value);
     case 'number':
       if (typeof value === 'string') return decimalNumber.test(value) ? value : undefined;
       return keyValueOrUndefined('number', value);

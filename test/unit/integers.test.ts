@@ -1,5 +1,5 @@
 import { SqlResourceError } from '../../src/errors';
-import { integerOf, integerRule, integerSetting, isCanonicalInteger } from '../../src/integers';
+import { exactIntegerOf, integerOf, integerRule, integerSetting, isCanonicalInteger } from '../../src/integers';
 
 describe('integerOf', () => {
   it.each([
@@ -107,5 +107,23 @@ describe('integerSetting', () => {
     expect(() => integerSetting('profile', 'server.bodyLimit', 'S3cr3t-value', 1024, { min: 1, max: Number.MAX_SAFE_INTEGER })).toThrow(
       /^profile: server\.bodyLimit must be a positive integer$/,
     );
+  });
+});
+
+describe('exactIntegerOf', () => {
+  it.each<[unknown, number | string]>([
+    [7, 7],
+    ['-12', -12],
+    ['9007199254740991', 9007199254740991],
+    ['9007199254740993', '9007199254740993'],
+    ['-9007199254740993', '-9007199254740993'],
+    [9007199254740993n, '9007199254740993'],
+    [12n, 12],
+  ])('reads %p exactly as %p', (value, expected) => {
+    expect(exactIntegerOf(value)).toBe(expected);
+  });
+
+  it.each<unknown>(['12abc', '1e3', ' 7', '007', '+1', '-0', '1.0', 1.5, 2 ** 53, Number.NaN, null, true, {}])('refuses %p', (value) => {
+    expect(exactIntegerOf(value)).toBeUndefined();
   });
 });
