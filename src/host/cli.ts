@@ -1,9 +1,14 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { relative } from 'node:path';
+import { integerOf, integerRule } from '../integers';
+import { formatProblems } from './problems';
 import { createApp, type App } from './app';
 import { checkApp } from './check';
-import { isFirstStart, reachableBaseUrl, resolveEmbeddedDataDir, startEmbeddedMode, type EmbeddedMode } from './embedded-mode';
+import type { EmbeddedMode } from './embedded-postgres/index';
+
+/** The embedded PostgreSQL's code, loaded only when --embedded-postgres is given. */
+const loadEmbedded = () => import('./embedded-postgres/index');
 
 const usage = `usage:
   sql-resources serve <profile> [--port N] [--host ADDRESS] [--embedded-postgres [--embedded-postgres-dir DIR]]
@@ -18,10 +23,12 @@ function fail(message: string): never {
   process.exit(1);
 }
 
+/** `--port`: decimal digits, 0 to 65535 (`1e3`, `0x50`, `080`, an empty value are refused); the value is echoed. */
 function parsePort(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535, got '${value}'`);
+  const range = { min: 0, max: 65535 };
+  const port = integerOf(value);
+  if (port === undefined || port < range.min || port > range.max) fail(`--port ${integerRule(range)}, got '${value}'`);
   return port;
 }
 
@@ -59,6 +66,7 @@ async function serve(profilePath: string, options: ServeOptions): Promise<void> 
 
 /** Starts PGlite for the profile's postgres resources, printing what it does. */
 async function startEmbedded(profilePath: string, dataDir: string): Promise<EmbeddedMode> {
+  const { isFirstStart, startEmbeddedMode } = await loadEmbedded();
   const fromCwd = relative(process.cwd(), dataDir);
   const shownDir = fromCwd === '' ? '.' : fromCwd.startsWith('..') ? dataDir : fromCwd;
   console.log('Embedded PostgreSQL (PGlite): DEVELOPMENT ONLY, not for production.');
@@ -110,7 +118,7 @@ async function serveOnEmbeddedPostgres(profilePath: string, dataDir: string, opt
   }
   const address = app.address();
   if (!address) return void console.log(`${app.name} started (no endpoints)`);
-  const baseUrl = reachableBaseUrl(address);
+  const baseUrl = (await loadEmbedded()).reachableBaseUrl(address);
   console.log(`${app.name} listening on http://${address.host}:${address.port}`);
   const lines = mode.tryLines(baseUrl);
   if (lines.length > 0) console.log(`\nTry:\n${lines.map((line) => `  ${line}`).join('\n')}\n`);
@@ -126,7 +134,7 @@ async function check(profilePath: string, embeddedDataDir: string | undefined): 
   } finally {
     await mode?.embedded.stop();
   }
-  if (problems.length > 0) fail(`${profilePath}: ${problems.length} problem${problems.length > 1 ? 's' : ''}\n- ${problems.join('\n- ')}`);
+  if (problems.length > 0) fail(formatProblems(profilePath, problems));
   console.log(`${profilePath}: ok`);
 }
 
@@ -146,7 +154,7 @@ async function main(argv: string[]): Promise<void> {
   if (values.help) return void console.log(usage);
   if (!profilePath || extra.length > 0) fail(usage);
   if (values['embedded-postgres-dir'] !== undefined && !values['embedded-postgres']) fail('--embedded-postgres-dir needs --embedded-postgres');
-  const embeddedDataDir = values['embedded-postgres'] ? resolveEmbeddedDataDir(values['embedded-postgres-dir']) : undefined;
+  const embeddedDataDir = values['embedded-postgres'] ? (await loadEmbedded()).resolveEmbeddedDataDir(values['embedded-postgres-dir']) : undefined;
   if (command === 'serve') return serve(profilePath, { port: parsePort(values.port), host: values.host, embeddedDataDir });
   if (command === 'check') return check(profilePath, embeddedDataDir);
   fail(`unknown command '${command}'\n${usage}`);

@@ -1,15 +1,16 @@
 /**
  * `sql-resources serve <profile> --embedded-postgres`: runs a profile on the embedded
- * PostgreSQL (PGlite, see embedded-postgres.ts) instead of a real server.
+ * PostgreSQL (PGlite, see start-server.ts) instead of a real server.
  *
  * DEVELOPMENT CONVENIENCE ONLY, not for production. It is what `npm start` uses to serve
  * examples/quickstart.yml on a machine with no database installed.
  *
  * Nothing in the resource classes knows about it: the loaded profile is copied and every
- * `postgres` resource's `server` host, port, user, password and database are rewritten to
+ * PostgreSQL resource's (`_class: postgres`, its alias `postgresql`, or a registered class
+ * extending PostgresResource) `server` host, port, user, password and database are rewritten to
  * point at the embedded server, with `preparedStatements: false` (PGlite has one session
  * for all connections, so named statements of different connections would clash). The
- * normal `pg` pool and code path are used. `mysql` resources are left as they are.
+ * normal `pg` pool and code path are used. `mysql`/`mariadb` resources are left as they are.
  *
  * An optional top-level profile section, read only in this mode:
  *
@@ -24,19 +25,21 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { Client } from 'pg';
-import { isPlainObject } from '../config';
-import { type EmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres';
-import { loadProfile, type Profile } from './profile';
-
-/** Data folder used when neither the flag nor the environment names one; relative to the cwd. */
-export const defaultEmbeddedDataDir = '.data/pglite';
-/** Environment variable naming the data folder (the `--embedded-postgres-dir` flag wins). */
-export const embeddedDataDirEnv = 'SQL_RESOURCES_EMBEDDED_PG_DIR';
-
-/** pg's default pool size, used when a resource does not set `server.max`. */
-const DEFAULT_POOL_SIZE = 10;
-/** Never fewer sockets than this: pools replace clients, and a psql session may join. */
-const MIN_MAX_CONNECTIONS = 32;
+import { isPlainObject } from '../../config';
+import { fromDriverError, SqlResourceError } from '../../errors';
+import { integerOf } from '../../integers';
+import { isPostgresClass } from '../../registry';
+import { loadProfile, type Profile } from '../profile';
+import {
+  DATA_DIR_ENV,
+  DATA_DIR_MARKER,
+  DEFAULT_DATA_DIR,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_POOL_SIZE,
+  PROFILE_SECTION,
+  PROFILE_SECTION_KEYS,
+} from './constants';
+import { type EmbeddedPostgres, startEmbeddedPostgres } from './start-server';
 
 export interface TryRequest {
   method: string;
@@ -71,26 +74,30 @@ export interface EmbeddedMode {
 
 /** The flag's folder, else the environment's, else `.data/pglite`; resolved against the cwd. */
 export function resolveEmbeddedDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  const chosen = flag || env[embeddedDataDirEnv] || defaultEmbeddedDataDir;
+  const chosen = flag || env[DATA_DIR_ENV] || DEFAULT_DATA_DIR;
   return resolve(chosen);
 }
 
 /** True when the folder holds no database yet, so starting it will run initdb. */
 export function isFirstStart(dataDir: string): boolean {
-  return !existsSync(resolve(dataDir, 'PG_VERSION'));
+  return !existsSync(resolve(dataDir, DATA_DIR_MARKER));
 }
 
-function sectionError(problem: string): Error {
-  return new Error(`profile: embeddedPostgres.${problem}`);
+function sectionError(problem: string): SqlResourceError {
+  return new SqlResourceError('CONFIG_INVALID', `profile: ${PROFILE_SECTION}.${problem}`);
 }
+
+const sectionKeys: readonly string[] = PROFILE_SECTION_KEYS;
 
 /** Reads and checks the optional `embeddedPostgres` section. */
 export function readEmbeddedSection(profile: Profile, profileDir: string): EmbeddedSection {
-  const raw = profile.embeddedPostgres;
+  const raw = profile[PROFILE_SECTION];
   if (raw === undefined || raw === null) return { try: [] };
-  if (!isPlainObject(raw)) throw new Error('profile: embeddedPostgres must be a mapping (keys: seed, try)');
-  const unknown = Object.keys(raw).filter((key) => key !== 'seed' && key !== 'try');
-  if (unknown.length > 0) throw sectionError(`${unknown.join(', ')}: unknown key (valid: seed, try)`);
+  if (!isPlainObject(raw)) {
+    throw new SqlResourceError('CONFIG_INVALID', `profile: ${PROFILE_SECTION} must be a mapping (keys: ${sectionKeys.join(', ')})`);
+  }
+  const unknown = Object.keys(raw).filter((key) => !sectionKeys.includes(key));
+  if (unknown.length > 0) throw sectionError(`${unknown.join(', ')}: unknown key (valid: ${sectionKeys.join(', ')})`);
   if (raw.seed !== undefined && (typeof raw.seed !== 'string' || raw.seed === '')) throw sectionError('seed must be a file path');
   const tries = raw.try ?? [];
   if (!Array.isArray(tries)) throw sectionError('try must be a list of { method, path, body }');
@@ -110,18 +117,18 @@ export function readEmbeddedSection(profile: Profile, profileDir: string): Embed
 export function embeddedMaxConnections(profile: Profile, resourceIds: readonly string[]): number {
   const pools = resourceIds.reduce((sum, id) => {
     const server = (profile.resources?.[id] as { server?: Record<string, unknown> }).server ?? {};
-    const max = Number(server.max);
-    return sum + (Number.isInteger(max) && max > 0 ? max : DEFAULT_POOL_SIZE);
+    const max = integerOf(server.max);
+    return sum + (max !== undefined && max > 0 ? max : DEFAULT_POOL_SIZE);
   }, 0);
-  return Math.max(MIN_MAX_CONNECTIONS, 2 * pools);
+  return Math.max(DEFAULT_MAX_CONNECTIONS, 2 * pools);
 }
 
-/** Ids of the profile's `postgres` resources. */
+/** Ids of the profile's PostgreSQL resources: `_class` postgres, postgresql, or a registered subclass. */
 export function postgresResourceIds(profile: Profile): string[] {
   const resources = profile.resources;
   if (!isPlainObject(resources)) return [];
   return Object.entries(resources)
-    .filter(([, config]) => isPlainObject(config) && config._class === 'postgres')
+    .filter(([, config]) => isPlainObject(config) && isPostgresClass(config._class))
     .map(([id]) => id);
 }
 
@@ -187,14 +194,15 @@ async function runSeed(target: EmbeddedTarget, file: string): Promise<void> {
   try {
     sql = await readFile(file, 'utf8');
   } catch (error) {
-    throw new Error(`embeddedPostgres.seed: cannot read ${file}: ${(error as Error).message}`);
+    throw new SqlResourceError('CONFIG_INVALID', `${PROFILE_SECTION}.seed: cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
   const client = new Client({ ...target });
   try {
     await client.connect();
     await client.query(sql);
   } catch (error) {
-    throw new Error(`embeddedPostgres.seed ${relative(process.cwd(), file) || file} failed: ${(error as Error).message}`);
+    // "embeddedPostgres.seed <file> failed: <reason>", coded by SQLSTATE like any driver error.
+    throw fromDriverError(`${PROFILE_SECTION}.seed ${relative(process.cwd(), file) || file}`, error);
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -209,7 +217,9 @@ export async function startEmbeddedMode(profilePath: string, options: EmbeddedMo
   const profileDir = dirname(resolve(profilePath));
   const section = readEmbeddedSection(profile, profileDir);
   const resourceIds = postgresResourceIds(profile);
-  if (resourceIds.length === 0) throw new Error(`--embedded-postgres: ${profilePath} declares no postgres resource`);
+  if (resourceIds.length === 0) {
+    throw new SqlResourceError('CONFIG_INVALID', `--embedded-postgres: ${profilePath} declares no postgres resource (_class postgres or postgresql)`);
+  }
 
   const startedAt = Date.now();
   const embedded = await startEmbeddedPostgres({

@@ -1,6 +1,6 @@
 /**
  * A freshly initialised PGlite data folder, saved as a tar file, so that the FIRST start of
- * the embedded PostgreSQL (embedded-postgres.ts) copies it (~1 s) instead of running initdb
+ * the embedded PostgreSQL (start-server.ts) copies it (~1 s) instead of running initdb
  * (5-8 s and most of a CPU). DEVELOPMENT CONVENIENCE ONLY, like the embedded server.
  *
  * `npm install` builds it once (package.json `prepare` runs this file), next to the installed
@@ -8,17 +8,16 @@
  * never loads a folder made by another Postgres build. It holds nothing but what initdb
  * creates. Without it, the first start runs initdb as before.
  *
- *   node dist/host/embedded-postgres-template.js [--force] [file]
+ *   node dist/host/embedded-postgres/template.js [--force] [file]
  *
  * Making it is best effort: a failure is reported and the process still exits 0, so it can
- * never break `npm install`.
+ * never break `npm install`. Finding the file loads no PGlite code; only making it does.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, parse } from 'node:path';
 import { parseArgs } from 'node:util';
-import { PGlite } from '@electric-sql/pglite';
-
-const PGLITE_PACKAGE = '@electric-sql/pglite';
+import { SqlResourceError } from '../../errors';
+import { PGLITE_PACKAGE, TEMPLATE_CACHE_DIR, TEMPLATE_FILE } from './constants';
 
 /** The installed PGlite's folder (its package.json is not exported, so walk up from its entry). */
 function pgliteDir(): string {
@@ -28,7 +27,7 @@ function pgliteDir(): string {
     if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === PGLITE_PACKAGE) return dir;
     dir = dirname(dir);
   }
-  throw new Error(`cannot find the folder of ${PGLITE_PACKAGE}`);
+  throw new SqlResourceError('INTERNAL_ERROR', `embedded PostgreSQL: cannot find the folder of the ${PGLITE_PACKAGE} package`);
 }
 
 export function pgliteVersion(): string {
@@ -38,7 +37,7 @@ export function pgliteVersion(): string {
 /** node_modules/.cache/sql-resources/pglite-<version>-datadir.tar, beside the installed PGlite. */
 export function defaultTemplatePath(): string {
   const nodeModules = dirname(dirname(pgliteDir()));
-  return join(nodeModules, '.cache', 'sql-resources', `pglite-${pgliteVersion()}-datadir.tar`);
+  return join(nodeModules, ...TEMPLATE_CACHE_DIR, TEMPLATE_FILE(pgliteVersion()));
 }
 
 /**
@@ -47,6 +46,7 @@ export function defaultTemplatePath(): string {
  * renamed, so a reader never sees half a file.
  */
 export async function buildTemplate(file: string): Promise<void> {
+  const { PGlite } = await import('@electric-sql/pglite');
   const db = await PGlite.create();
   try {
     const dump = await db.dumpDataDir('none');

@@ -1,5 +1,5 @@
 /**
- * Child-process entry point of the embedded PostgreSQL (see embedded-postgres.ts).
+ * Child-process entry point of the embedded PostgreSQL; start-server.ts forks it.
  *
  * DEVELOPMENT CONVENIENCE ONLY, not for production: PGlite is a single-session
  * WebAssembly Postgres, exposed over the wire protocol by pglite-socket.
@@ -8,71 +8,25 @@
  * of whatever process hosts it. It is started with an IPC channel and never
  * outlives its parent: losing the channel means the parent is gone, so it shuts down.
  *
- * Arguments: --data-dir <dir> [--host 127.0.0.1] [--port 0] [--max-connections 32] [--template <tar>]
- * A data dir without a database is created from --template when that file exists (see
- * embedded-postgres-template.ts), else by initdb.
- * Messages: sends {type:'ready', host, port, initialized} or {type:'failed', message};
- * accepts {type:'stop'}.
+ * Its arguments and messages are in ipc.ts. A data dir without a database is created from
+ * --template when that file exists (see template.ts), else by initdb.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import createDebug from 'debug';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { SqlResourceError } from '../../errors';
+import { DATA_DIR_MARKER, DEBUG_NAMESPACE, SHUTDOWN_DEADLINE_MS } from './constants';
+import {
+  parseServerSettings,
+  type EmbeddedServerSettings,
+  type Initialization,
+  type ParentToServerMessage,
+  type ServerToParentMessage,
+} from './ipc';
 
-const log = createDebug('sql-resources:embedded-postgres:server');
-
-/** Hard limit on a graceful shutdown, so a wedged PGlite cannot keep the process alive. */
-const SHUTDOWN_DEADLINE_MS = 10_000;
-
-export interface EmbeddedServerSettings {
-  dataDir: string;
-  host: string;
-  port: number;
-  maxConnections: number;
-  /** Data folder tar used when dataDir holds no database yet. */
-  template?: string;
-}
-
-/** How the data folder came to hold a database on this start. */
-export type Initialization = 'existing' | 'template' | 'initdb';
-
-export type ServerToParentMessage =
-  | { type: 'ready'; host: string; port: number; initialized: Initialization }
-  | { type: 'failed'; message: string };
-
-export type ParentToServerMessage = { type: 'stop' };
-
-export function parseServerSettings(argv: string[]): EmbeddedServerSettings {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      'data-dir': { type: 'string' },
-      host: { type: 'string', default: '127.0.0.1' },
-      port: { type: 'string', default: '0' },
-      'max-connections': { type: 'string', default: '32' },
-      template: { type: 'string' },
-    },
-  });
-  const dataDir = values['data-dir'];
-  if (!dataDir) throw new Error('embedded-postgres-server: --data-dir is required');
-  return {
-    dataDir,
-    host: values.host ?? '127.0.0.1',
-    port: parseIntegerSetting('--port', values.port, 0, 65535),
-    maxConnections: parseIntegerSetting('--max-connections', values['max-connections'], 1, 10_000),
-    template: values.template || undefined,
-  };
-}
-
-function parseIntegerSetting(name: string, raw: string | undefined, min: number, max: number): number {
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`embedded-postgres-server: ${name} must be an integer in [${min}, ${max}], got ${raw}`);
-  }
-  return value;
-}
+const log = createDebug(`${DEBUG_NAMESPACE}:server`);
 
 class EmbeddedServer {
   private opening: Promise<PGlite> | undefined;
@@ -102,7 +56,7 @@ class EmbeddedServer {
    */
   private async open(): Promise<{ db: PGlite; initialized: Initialization }> {
     const { dataDir, template } = this.settings;
-    if (existsSync(join(dataDir, 'PG_VERSION'))) return { db: await (this.opening = PGlite.create({ dataDir })), initialized: 'existing' };
+    if (existsSync(join(dataDir, DATA_DIR_MARKER))) return { db: await (this.opening = PGlite.create({ dataDir })), initialized: 'existing' };
     const empty = !existsSync(dataDir) || readdirSync(dataDir).length === 0;
     mkdirSync(dataDir, { recursive: true });
     // Only an empty folder is filled from the template: it could otherwise mix with other files.
@@ -190,7 +144,7 @@ async function listen(socketServer: PGLiteSocketServer): Promise<number> {
     boundPort = (event as CustomEvent<{ port?: number }>).detail.port;
   });
   await socketServer.start();
-  if (boundPort === undefined) throw new Error('socket server did not report its port');
+  if (boundPort === undefined) throw new SqlResourceError('INTERNAL_ERROR', 'embedded PostgreSQL: the socket server did not report its port');
   return boundPort;
 }
 
@@ -215,7 +169,7 @@ function stopWithParent(server: EmbeddedServer): void {
 
 async function main(): Promise<void> {
   if (!process.send) {
-    throw new Error('embedded-postgres-server must be started by child_process.fork (it needs an IPC channel)');
+    throw new SqlResourceError('INTERNAL_ERROR', 'embedded-postgres server-process must be started by child_process.fork (it needs an IPC channel)');
   }
   const server = new EmbeddedServer(parseServerSettings(process.argv.slice(2)));
   stopWithParent(server);

@@ -1,10 +1,10 @@
 /**
  * Embedded PostgreSQL for local development: lets a newcomer run the demo with
- * no database installed.
+ * no database installed. startEmbeddedPostgres() forks the server and hands back its address.
  *
  * DEVELOPMENT CONVENIENCE ONLY, not for production. It is PGlite (Postgres
  * compiled to WebAssembly) served over the PostgreSQL wire protocol by
- * pglite-socket, in a child process (embedded-postgres-server.ts), so the
+ * pglite-socket, in a child process (server-process.ts), so the
  * ordinary `pg` driver connects to it over TCP. Limits to keep in mind:
  * - every connection shares ONE backend session: named prepared statements of
  *   different connections clash, and an open transaction makes all other
@@ -12,25 +12,35 @@
  * - queries run one at a time;
  * - the first start runs initdb (seconds, several hundred MB of RAM); later
  *   starts on the same data dir take well under a second. `npm install` saves an initialised
- *   data folder (embedded-postgres-template.ts), which makes the first start a ~1 s copy.
+ *   data folder (template.ts), which makes the first start a ~1 s copy.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { extname, join } from 'node:path';
 import createDebug from 'debug';
 import { existsSync } from 'node:fs';
-import type { Initialization, ServerToParentMessage } from './embedded-postgres-server';
-import { defaultTemplatePath } from './embedded-postgres-template';
+import { SqlResourceError } from '../../errors';
+import {
+  DEBUG_NAMESPACE,
+  DEFAULT_HOST,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_PORT,
+  DEFAULT_START_TIMEOUT_MS,
+  DEFAULT_STOP_TIMEOUT_MS,
+  MAX_CONNECTIONS_RANGE,
+  OUTPUT_TAIL_CHARS,
+  PGLITE_DATABASE,
+  PGLITE_PASSWORD,
+  PGLITE_USER,
+  PORT_RANGE,
+  SERVER_PROCESS_FILE,
+} from './constants';
+import { integerOption, serverArgs, type Initialization, type ServerToParentMessage } from './ipc';
+import { defaultTemplatePath } from './template';
 
-const log = createDebug('sql-resources:embedded-postgres');
-const logChildOutput = createDebug('sql-resources:embedded-postgres:child');
-
-const DEFAULT_HOST = '127.0.0.1';
-/** Generous: a pg pool needs one socket per client, and replaced clients linger briefly. */
-const DEFAULT_MAX_CONNECTIONS = 32;
-const DEFAULT_START_TIMEOUT_MS = 60_000;
-const DEFAULT_STOP_TIMEOUT_MS = 15_000;
-/** How much of the child's output to quote when it fails to start. */
-const OUTPUT_TAIL_CHARS = 2_000;
+const log = createDebug(DEBUG_NAMESPACE);
+const logChildOutput = createDebug(`${DEBUG_NAMESPACE}:child`);
+/** Start and stop timeouts: at least a millisecond, at most a day. */
+const TIMEOUT_RANGE = { min: 1, max: 86_400_000 } as const;
 
 export interface EmbeddedPostgresOptions {
   /** Persistent data folder, created if missing; reusing it makes later starts fast. */
@@ -42,7 +52,7 @@ export interface EmbeddedPostgresOptions {
   maxConnections?: number;
   /**
    * Tar of an initialised data folder, copied into an empty dataDir instead of running initdb.
-   * Default: the one `npm install` made (embedded-postgres-template.ts), if present; false: never.
+   * Default: the one `npm install` made (template.ts), if present; false: never.
    */
   template?: string | false;
   startTimeoutMs?: number;
@@ -68,28 +78,26 @@ export interface EmbeddedPostgres {
   stop(): Promise<void>;
 }
 
-/** PGlite's fixed identity; it trusts any password. */
-const PGLITE_DATABASE = 'postgres';
-const PGLITE_USER = 'postgres';
-const PGLITE_PASSWORD = 'postgres';
-
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
-  const host = options.host ?? DEFAULT_HOST;
-  const stopTimeoutMs = options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
+  const where = 'startEmbeddedPostgres';
+  if (typeof options.dataDir !== 'string' || options.dataDir === '') throw new SqlResourceError('CONFIG_INVALID', `${where}: dataDir must be a folder path`);
+  const host = options.host || DEFAULT_HOST;
+  const stopTimeoutMs = integerOption(where, 'stopTimeoutMs', options.stopTimeoutMs, DEFAULT_STOP_TIMEOUT_MS, TIMEOUT_RANGE);
+  const startTimeoutMs = integerOption(where, 'startTimeoutMs', options.startTimeoutMs, DEFAULT_START_TIMEOUT_MS, TIMEOUT_RANGE);
   const startedAt = Date.now();
   const template = options.template === false ? undefined : options.template ?? installedTemplate();
-  const child = forkServer([
-    '--data-dir', options.dataDir,
-    '--host', host,
-    '--port', String(options.port ?? 0),
-    '--max-connections', String(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS),
-    ...(template ? ['--template', template] : []),
-  ]);
+  const child = forkServer(serverArgs({
+    dataDir: options.dataDir,
+    host,
+    port: integerOption(where, 'port', options.port, DEFAULT_PORT, PORT_RANGE),
+    maxConnections: integerOption(where, 'maxConnections', options.maxConnections, DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS_RANGE),
+    template,
+  }));
   const output = captureOutput(child);
 
   let ready: { host: string; port: number; initialized: Initialization };
   try {
-    ready = await waitUntilReady(child, options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS, output);
+    ready = await waitUntilReady(child, startTimeoutMs, output);
   } catch (error) {
     await terminate(child, stopTimeoutMs);
     throw error;
@@ -130,12 +138,15 @@ function installedTemplate(): string | undefined {
 }
 
 /**
- * Forks the sibling server file. From compiled dist it is plain .js; from sources
- * (ts-jest, ts-node) it is .ts and needs ts-node in the child.
+ * Forks server-process, this file's sibling in the same folder. From compiled code (dist/,
+ * the bench's build) it is plain .js; from sources (ts-jest, ts-node) it is .ts and needs
+ * ts-node in the child.
  */
 function forkServer(args: string[]): ChildProcess {
   const extension = extname(__filename);
-  const entry = join(__dirname, `embedded-postgres-server${extension}`);
+  const entry = join(__dirname, `${SERVER_PROCESS_FILE}${extension}`);
+  // Nothing imports it, so a build that compiles only what is imported leaves it out.
+  if (!existsSync(entry)) throw new SqlResourceError('INTERNAL_ERROR', `embedded PostgreSQL: ${entry} is missing (not built?)`);
   const execArgv = extension === '.ts' ? ['-r', 'ts-node/register/transpile-only'] : [];
   // Piped output is forwarded to debug, so PGlite's chatter stays out of the host's console.
   // Its own process group keeps a terminal's Ctrl-C away from it: the parent stops it after
@@ -172,7 +183,7 @@ function waitUntilReady(
   return new Promise((resolve, reject) => {
     const withOutput = (message: string) => {
       const tail = output.text();
-      return new Error(tail ? `${message}\n--- child output ---\n${tail}` : message);
+      return new SqlResourceError('DB_UNAVAILABLE', tail ? `${message}\n--- child output ---\n${tail}` : message);
     };
     const onMessage = (message: ServerToParentMessage) => {
       if (message.type === 'ready') settle(() => resolve({ host: message.host, port: message.port, initialized: message.initialized }));
@@ -185,7 +196,7 @@ function waitUntilReady(
       ))));
     };
     const onError = (error: Error) =>
-      settle(() => reject(new Error(`Embedded PostgreSQL could not be started: ${error.message}`)));
+      settle(() => reject(new SqlResourceError('DB_UNAVAILABLE', `Embedded PostgreSQL could not be started: ${error.message}`, { cause: error })));
     const timer = setTimeout(() => settle(() => reject(withOutput(
       `Embedded PostgreSQL was not ready within ${timeoutMs} ms`,
     ))), timeoutMs);
