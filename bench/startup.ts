@@ -21,7 +21,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { defaultTemplatePath, startEmbeddedPostgres, type Initialization } from '../src/host/embedded-postgres';
+import { defaultTemplatePath, startEmbeddedPostgres, type Initialization } from '../src/host/embedded-postgres/index';
 import { intFromEnv } from './env';
 import { table as textTable } from './report';
 import { kinds, servers, type Kind } from './servers';
