@@ -36,9 +36,7 @@ describe.each(kinds)('%s: a statement whose caller left is cancelled on the serv
     await pause(50);
     expect(await waitUntil(async () => (await running(kind, tag)) === 1, 1000)).toBe(true);
     controller.abort();
-    const abortedAt = Date.now();
     expect(await waitUntil(async () => (await running(kind, tag)) === 0, 1000)).toBe(true);
-    expect(Date.now() - abortedAt).toBeLessThan(1500);
     expect(await outcome).toMatchObject(cancelledBy[kind]);
     // The pool is healthy afterwards.
     expect(await resource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
@@ -77,8 +75,7 @@ describe.each(kinds)('%s: a statement whose caller left is cancelled on the serv
     await pause(200);
     expect(thirdStarted).toBe(false);
     const reads = await Promise.all(Array.from({ length: 20 }, () => resource.query('SELECT 1 AS one')));
-    expect(reads).toHaveLength(20);
-    expect(reads.every((rows) => JSON.stringify(rows) === '[{"one":1}]')).toBe(true);
+    expect(reads).toEqual(Array.from({ length: 20 }, () => [{ one: 1 }]));
     await held[0].return(undefined);
     expect((await third).done).toBe(false);
     expect(thirdStarted).toBe(true);

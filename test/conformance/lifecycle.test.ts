@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { ResourceManager } from '../../src/resource-manager';
 import type { SqlResource, SqlResourceError } from '../../src';
-import { kinds, q, rawQuery, resourceConfig, uniqueName, type Kind } from '../support/servers';
+import { kinds, mysqlServer, postgresServer, q, rawQuery, resourceConfig, uniqueName, type Kind } from '../support/servers';
 
 const sleepSql: Record<Kind, string> = { mysql: 'SELECT SLEEP(0.4) AS slept', postgres: 'SELECT pg_sleep(0.4) AS slept' };
 
@@ -24,8 +24,8 @@ describe.each(kinds)('%s resource lifecycle', (kind: Kind) => {
     resource.on('stop', () => seen.push('stop'));
     await resource.start();
     await resource.stop();
-    const port = kind === 'mysql' ? 3306 : 5432;
-    expect(seen).toEqual([`connect 127.0.0.1:${port}/test`, 'stop']);
+    const { host, port, database } = kind === 'mysql' ? mysqlServer : postgresServer;
+    expect(seen).toEqual([`connect ${host}:${port}/${database}`, 'stop']);
   });
 
   it('fails to start against a server that is down, naming host, port and database but never the password', async () => {
@@ -110,7 +110,6 @@ describe.each(kinds)('%s resource and the process', (kind: Kind) => {
       const resource = new ResourceManager().add('exit', ${config});
       resource.start().then(() => new Promise((r) => setTimeout(r, 1500))).then(() => resource.stop()).then(() => console.log('stopped'));
     `;
-    const started = Date.now();
     const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], { cwd: resolve(__dirname, '../..') });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -122,8 +121,8 @@ describe.each(kinds)('%s resource and the process', (kind: Kind) => {
         done(exitCode);
       });
     });
+    // Exited by itself (a process kept alive is killed at 20 s, and its code is then null).
     expect(output.trim()).toBe('stopped');
     expect(code).toBe(0);
-    expect(Date.now() - started).toBeLessThan(15_000);
   });
 });

@@ -164,8 +164,8 @@ describe.each(kinds)('%s pool exhaustion', (kind: Kind) => {
     try {
       const answers = await Promise.all([1, 2, 3].map(() => call(app, 'GET', '/slow')));
       const statuses = answers.map((answer) => answer.status).sort();
-      expect(statuses[0]).toBe(200);
-      expect(statuses[2]).toBe(503);
+      // mysql2: one runs, one waits in the queue of 1 and runs next, one is refused; pg: one runs, two give up after 150 ms.
+      expect(statuses).toEqual(kind === 'mysql' ? [200, 200, 503] : [200, 503, 503]);
       const refused = answers.find((answer) => answer.status === 503);
       expect(refused?.body).toEqual({ code: 'nok', message: expect.stringMatching(/^internal error \(request \S+\)$/), error: 'DB_UNAVAILABLE' });
       expect((await call(app, 'GET', '/slow')).status).toBe(200);

@@ -88,11 +88,16 @@ describe.each(kinds)('%s request bodies', (kind: Kind) => {
     it('answers 415 to a large body at once, and closes its connection so stop() does not wait for the rest', async () => {
       const own = createApp({ resources: { db: resourceConfig(kind, {}, { keepAliveInterval: 0 }) }, server: { lib, endpoints: [{ path: '/echo', method: 'POST', handler: 'echo' }] } });
       await own.start({ port: 0 });
-      const answer = await post(own, '/echo', 'x'.repeat(1024 * 1024), 'text/plain');
-      expect(answer.status).toBe(415);
-      const started = Date.now();
+      const response = await fetch(`http://127.0.0.1:${own.address()?.port}/echo`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: new TextEncoder().encode('x'.repeat(1024 * 1024)),
+      });
+      expect(response.status).toBe(415);
+      expect(response.headers.get('connection')).toBe('close');
+      await response.text();
+      // Kept alive, the connection would hold stop() until the rest of the body came (or the test timed out).
       await own.stop();
-      expect(Date.now() - started).toBeLessThan(5000);
     });
 
     it('reads any content type as JSON with server.json.anyContentType', async () => {

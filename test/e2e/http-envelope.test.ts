@@ -53,7 +53,7 @@ describe.each(kinds)('%s answers in the envelope', (kind: Kind) => {
     const answer = await sendRaw(port, 'GET /nowhere-Secret-Path?q=Secret-Query HTTP/1.1\r\nHost: localhost\r\n\r\n');
     expectEnvelope(answer, 404, 'ROUTE_NOT_FOUND', ['Secret-Path', 'Secret-Query']);
     // A request without a body was read whole: its keep-alive connection stays open.
-    expect(answer.headers.connection).not.toBe('close');
+    expect(answer.headers.connection).toBe('keep-alive');
   });
 
   it('keeps a 404 of a missing row in the envelope with NOT_FOUND', async () => {
@@ -95,8 +95,8 @@ describe.each(kinds)('%s answers in the envelope', (kind: Kind) => {
     const started = Date.now();
     const answer = await sendRaw(port, 'POST /x/1 HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"half-Secret', 5000);
     expectEnvelope(answer, 408, 'REQUEST_TIMEOUT', ['half-Secret']);
+    // Not before the 300 ms of server.requestTimeout (sendRaw gives up at 5 s, which fails the envelope check).
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it('answers a 5xx with a generic message naming the request; the details go to the debug log with its id', async () => {
