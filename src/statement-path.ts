@@ -180,7 +180,8 @@ export class StatementPath<E extends StreamingExecutor> {
       }
       this.#report(operation, undefined, startedAt, same, rowCount);
     } catch (error) {
-      const wrapped = this.wrap(operation, error);
+      // Named `query failed: …` as the statement a stream runs is the caller's own query.
+      const wrapped = this.wrap('query', error);
       this.#report(operation, undefined, startedAt, same, rowCount, wrapped);
       throw wrapped;
     } finally {
