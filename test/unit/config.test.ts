@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { MysqlResource, PostgresResource, ResourceManager, mysqlDialect, register, SqlResource, type SqlResourceError } from '../../src';
 import type { DriverAdapter } from '../../src/driver-adapter';
+import { clientEncodingOf } from '../../src/dialects/postgres/postgres-adapter';
 import { createApp } from '../../src/host/app';
 
 const server = { host: '127.0.0.1', database: 'test' };
@@ -91,7 +92,9 @@ describe('kind-specific configuration', () => {
   it('mysql reads keepAliveInterval in seconds, 20 by default', () => {
     expect(new MysqlResource('db', { _class: 'mysql', server }).keepAliveInterval).toBe(20);
     expect(new MysqlResource('db', { _class: 'mysql', server, keepAliveInterval: '0' }).keepAliveInterval).toBe(0);
-    expect(configError(() => new MysqlResource('db', { _class: 'mysql', server, keepAliveInterval: -1 })).message).toContain('keepAliveInterval');
+    expect(configError(() => new MysqlResource('db', { _class: 'mysql', server, keepAliveInterval: -1 })).message).toBe(
+      "resource 'db': keepAliveInterval must be an integer from 0 to 2147483",
+    );
   });
 
   it('mysql refuses a charset mysql2 does not know, at load', () => {
@@ -102,10 +105,16 @@ describe('kind-specific configuration', () => {
   });
 
   it('postgres maps UTF8 charsets to the client encoding and refuses others', () => {
-    expect(() => new PostgresResource('db', { _class: 'postgres', server: { ...server, charset: 'UTF8_GENERAL_CI' } })).not.toThrow();
-    expect(() => new PostgresResource('db', { _class: 'postgres', server: { ...server, charset: 'UTF-8' } })).not.toThrow();
-    expect(configError(() => new PostgresResource('db', { _class: 'postgres', server: { ...server, charset: 'LATIN1_SWEDISH_CI' } })).message).toContain(
-      'server.charset',
+    for (const charset of ['UTF8_GENERAL_CI', 'UTF-8', 'utf8mb4']) {
+      const resource = new PostgresResource('db', { _class: 'postgres', server: { ...server, charset } });
+      expect({ charset, kept: resource.config.server.charset, clientEncoding: clientEncodingOf(resource.config.server.charset) }).toEqual({
+        charset,
+        kept: charset,
+        clientEncoding: 'UTF8',
+      });
+    }
+    expect(configError(() => new PostgresResource('db', { _class: 'postgres', server: { ...server, charset: 'LATIN1_SWEDISH_CI' } })).message).toBe(
+      "resource 'db': server.charset must be a UTF8 charset for postgres (the pg driver decodes UTF-8 only)",
     );
   });
 });

@@ -62,9 +62,13 @@ describe('integerOf', () => {
 });
 
 describe('isCanonicalInteger', () => {
-  it('accepts decimal digits only, without a sign but minus, leading zero or -0', () => {
-    expect(['0', '7', '-7', '65535', '9007199254740993'].every(isCanonicalInteger)).toBe(true);
-    expect(['', '-0', '007', '+7', '1e3', '1.0', '0x10', ' 7'].some(isCanonicalInteger)).toBe(false);
+  // Decimal digits only, without a sign but minus, leading zero or -0.
+  it.each(['0', '7', '-7', '65535', '9007199254740993'])('accepts %p', (text) => {
+    expect(isCanonicalInteger(text)).toBe(true);
+  });
+
+  it.each(['', '-0', '007', '+7', '1e3', '1.0', '0x10', ' 7'])('refuses %p', (text) => {
+    expect(isCanonicalInteger(text)).toBe(false);
   });
 });
 

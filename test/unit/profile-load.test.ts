@@ -25,6 +25,10 @@ function writeProfile(text: string): string {
   return path;
 }
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 /** Loads `text` from a file, expects it refused as invalid YAML, and returns the error. */
 function refused(text: string): { path: string; message: string; error: SqlResourceError } {
   const path = writeProfile(text);
@@ -34,7 +38,8 @@ function refused(text: string): { path: string; message: string; error: SqlResou
     expect(error).toBeInstanceOf(SqlResourceError);
     const refusal = error as SqlResourceError;
     expect(refusal.code).toBe('CONFIG_INVALID');
-    expect(refusal.message.startsWith(`profile ${path} is not valid YAML/JSON: `)).toBe(true);
+    // toMatch prints the whole message when the start differs.
+    expect(refusal.message).toMatch(new RegExp(`^${escapeRegExp(`profile ${path} is not valid YAML/JSON: `)}`));
     return { path, message: refusal.message, error: refusal };
   }
   throw new Error(`expected ${JSON.stringify(text)} to be refused`);

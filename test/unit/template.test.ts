@@ -434,64 +434,68 @@ const COUNT: ParameterRule = 'non-negative-integer';
 interface RuleCase {
   readonly title: string;
   readonly template: string;
+  /** The expected parameterNames, one per placeholder in order. */
+  readonly names: readonly string[];
   readonly rules: readonly ParameterRule[];
 }
 
 const sharedRuleCases: readonly RuleCase[] = [
-  { title: 'LIMIT', template: 'SELECT * FROM t ORDER BY id LIMIT {{n}}', rules: [COUNT] },
-  { title: 'LIMIT and OFFSET', template: 'SELECT * FROM t ORDER BY id LIMIT {{n}} OFFSET {{o}}', rules: [COUNT, COUNT] },
-  { title: 'OFFSET after a literal LIMIT', template: 'SELECT * FROM t ORDER BY id LIMIT 10 OFFSET {{o}}', rules: [COUNT] },
-  { title: 'lowercase and mixed-case keywords', template: 'select * from t limit {{n}} OfFsEt {{o}}', rules: [COUNT, COUNT] },
+  { title: 'LIMIT', template: 'SELECT * FROM t ORDER BY id LIMIT {{n}}', names: ['n'], rules: [COUNT] },
+  { title: 'LIMIT and OFFSET', template: 'SELECT * FROM t ORDER BY id LIMIT {{n}} OFFSET {{o}}', names: ['n', 'o'], rules: [COUNT, COUNT] },
+  { title: 'OFFSET after a literal LIMIT', template: 'SELECT * FROM t ORDER BY id LIMIT 10 OFFSET {{o}}', names: ['o'], rules: [COUNT] },
+  { title: 'lowercase and mixed-case keywords', template: 'select * from t limit {{n}} OfFsEt {{o}}', names: ['n', 'o'], rules: [COUNT, COUNT] },
   {
     title: 'comments and line breaks between keyword and placeholder',
     template: 'SELECT * FROM t LIMIT /* page size */\n  -- from the query string\n\t{{n}} OFFSET/**/{{o}}',
+    names: ['n', 'o'],
     rules: [COUNT, COUNT],
   },
-  { title: 'a single-quoted placeholder as the operand', template: "SELECT * FROM t LIMIT '{{n}}'", rules: [COUNT] },
-  { title: 'a double-quoted placeholder as the operand', template: 'SELECT * FROM t LIMIT "{{n}}"', rules: [COUNT] },
-  { title: 'LIMIT in a subquery', template: 'SELECT * FROM (SELECT * FROM t LIMIT {{n}}) s WHERE s.a = {{a}}', rules: [COUNT, ANY] },
-  { title: 'a placeholder in WHERE', template: 'SELECT * FROM t WHERE x = {{n}} LIMIT 5', rules: [ANY] },
-  { title: 'the same variable in WHERE and LIMIT', template: 'SELECT * FROM t WHERE x < {{n}} LIMIT {{n}}', rules: [ANY, COUNT] },
-  { title: "'LIMIT {{n}}' inside a string literal", template: "SELECT * FROM t WHERE note = 'LIMIT {{n}}'", rules: [ANY] },
-  { title: "a literal holding only the placeholder after 'LIMIT' in a string", template: "SELECT 'LIMIT', '{{n}}'", rules: [ANY] },
-  { title: 'LIMIT in a comment', template: 'SELECT * FROM t /* LIMIT */ WHERE a = {{n}} -- LIMIT\n', rules: [ANY] },
-  { title: 'a placeholder after a comma in the select list', template: 'SELECT {{a}}, {{b}} FROM t LIMIT 1', rules: [ANY, ANY] },
-  { title: 'an expression after LIMIT: only its first operand', template: 'SELECT * FROM t LIMIT {{n}} + {{m}}', rules: [COUNT, ANY] },
-  { title: 'a parenthesised expression after OFFSET', template: 'SELECT * FROM t OFFSET ({{page}} - 1) * {{size}}', rules: [ANY, ANY] },
-  { title: 'a concatenation after LIMIT', template: "SELECT * FROM t LIMIT '1{{n}}'", rules: [ANY] },
-  { title: 'a word containing LIMIT', template: 'SELECT * FROM t WHERE rate_limit_id IN ({{a}})', rules: [ANY] },
+  { title: 'a single-quoted placeholder as the operand', template: "SELECT * FROM t LIMIT '{{n}}'", names: ['n'], rules: [COUNT] },
+  { title: 'a double-quoted placeholder as the operand', template: 'SELECT * FROM t LIMIT "{{n}}"', names: ['n'], rules: [COUNT] },
+  { title: 'LIMIT in a subquery', template: 'SELECT * FROM (SELECT * FROM t LIMIT {{n}}) s WHERE s.a = {{a}}', names: ['n', 'a'], rules: [COUNT, ANY] },
+  { title: 'a placeholder in WHERE', template: 'SELECT * FROM t WHERE x = {{n}} LIMIT 5', names: ['n'], rules: [ANY] },
+  { title: 'the same variable in WHERE and LIMIT', template: 'SELECT * FROM t WHERE x < {{n}} LIMIT {{n}}', names: ['n', 'n'], rules: [ANY, COUNT] },
+  { title: "'LIMIT {{n}}' inside a string literal", template: "SELECT * FROM t WHERE note = 'LIMIT {{n}}'", names: ['n'], rules: [ANY] },
+  { title: "a literal holding only the placeholder after 'LIMIT' in a string", template: "SELECT 'LIMIT', '{{n}}'", names: ['n'], rules: [ANY] },
+  { title: 'LIMIT in a comment', template: 'SELECT * FROM t /* LIMIT */ WHERE a = {{n}} -- LIMIT\n', names: ['n'], rules: [ANY] },
+  { title: 'a placeholder after a comma in the select list', template: 'SELECT {{a}}, {{b}} FROM t LIMIT 1', names: ['a', 'b'], rules: [ANY, ANY] },
+  { title: 'an expression after LIMIT: only its first operand', template: 'SELECT * FROM t LIMIT {{n}} + {{m}}', names: ['n', 'm'], rules: [COUNT, ANY] },
+  { title: 'a parenthesised expression after OFFSET', template: 'SELECT * FROM t OFFSET ({{page}} - 1) * {{size}}', names: ['page', 'size'], rules: [ANY, ANY] },
+  { title: 'a concatenation after LIMIT', template: "SELECT * FROM t LIMIT '1{{n}}'", names: ['n'], rules: [ANY] },
+  { title: 'a word containing LIMIT', template: 'SELECT * FROM t WHERE rate_limit_id IN ({{a}})', names: ['a'], rules: [ANY] },
   {
     title: 'FETCH FIRST … ROWS ONLY after OFFSET … ROWS',
     template: 'SELECT * FROM t ORDER BY id OFFSET {{o}} ROWS FETCH FIRST {{n}} ROWS ONLY',
+    names: ['o', 'n'],
     rules: [COUNT, COUNT],
   },
-  { title: 'fetch next … row only, lowercase', template: 'select * from t order by id fetch next {{n}} row only', rules: [COUNT] },
-  { title: 'FETCH FIRST ROW ONLY without a count', template: 'SELECT * FROM t WHERE a = {{a}} FETCH FIRST ROW ONLY', rules: [ANY] },
+  { title: 'fetch next … row only, lowercase', template: 'select * from t order by id fetch next {{n}} row only', names: ['n'], rules: [COUNT] },
+  { title: 'FETCH FIRST ROW ONLY without a count', template: 'SELECT * FROM t WHERE a = {{a}} FETCH FIRST ROW ONLY', names: ['a'], rules: [ANY] },
 ];
 
 const dialectRuleCases: Record<Dialect, readonly RuleCase[]> = {
   mysql: [
-    { title: 'LIMIT offset, count', template: 'SELECT * FROM t ORDER BY id LIMIT {{a}}, {{b}}', rules: [COUNT, COUNT] },
-    { title: 'LIMIT literal, count', template: 'SELECT * FROM t ORDER BY id LIMIT 10,{{b}}', rules: [COUNT] },
-    { title: 'LIMIT offset, count with # comments between', template: 'SELECT * FROM t LIMIT {{a}} # offset\n, # count\n {{b}}', rules: [COUNT, COUNT] },
-    { title: 'a backquoted identifier named limit', template: 'SELECT `limit`, {{a}} FROM t', rules: [ANY] },
-    { title: "MariaDB's LIMIT ROWS EXAMINED", template: 'SELECT * FROM t LIMIT {{n}} ROWS EXAMINED {{m}}', rules: [COUNT, COUNT] },
-    { title: 'LIMIT ROWS EXAMINED alone', template: 'SELECT * FROM t LIMIT ROWS EXAMINED {{m}}', rules: [COUNT] },
+    { title: 'LIMIT offset, count', template: 'SELECT * FROM t ORDER BY id LIMIT {{a}}, {{b}}', names: ['a', 'b'], rules: [COUNT, COUNT] },
+    { title: 'LIMIT literal, count', template: 'SELECT * FROM t ORDER BY id LIMIT 10,{{b}}', names: ['b'], rules: [COUNT] },
+    { title: 'LIMIT offset, count with # comments between', template: 'SELECT * FROM t LIMIT {{a}} # offset\n, # count\n {{b}}', names: ['a', 'b'], rules: [COUNT, COUNT] },
+    { title: 'a backquoted identifier named limit', template: 'SELECT `limit`, {{a}} FROM t', names: ['a'], rules: [ANY] },
+    { title: "MariaDB's LIMIT ROWS EXAMINED", template: 'SELECT * FROM t LIMIT {{n}} ROWS EXAMINED {{m}}', names: ['n', 'm'], rules: [COUNT, COUNT] },
+    { title: 'LIMIT ROWS EXAMINED alone', template: 'SELECT * FROM t LIMIT ROWS EXAMINED {{m}}', names: ['m'], rules: [COUNT] },
   ],
   postgres: [
-    { title: 'an E-string placeholder as the operand', template: "SELECT * FROM t LIMIT E'{{n}}'", rules: [COUNT] },
-    { title: 'a cast on the operand', template: 'SELECT * FROM t LIMIT {{n}}::int', rules: [COUNT] },
-    { title: 'LIMIT in a dollar-quoted string', template: 'SELECT $$ LIMIT $$, {{n}}', rules: [ANY] },
-    { title: 'a quoted identifier named limit', template: 'SELECT "limit", {{a}} FROM t', rules: [ANY] },
-    { title: 'LIMIT ALL then a placeholder', template: 'SELECT * FROM t LIMIT ALL OFFSET {{o}}', rules: [COUNT] },
+    { title: 'an E-string placeholder as the operand', template: "SELECT * FROM t LIMIT E'{{n}}'", names: ['n'], rules: [COUNT] },
+    { title: 'a cast on the operand', template: 'SELECT * FROM t LIMIT {{n}}::int', names: ['n'], rules: [COUNT] },
+    { title: 'LIMIT in a dollar-quoted string', template: 'SELECT $$ LIMIT $$, {{n}}', names: ['n'], rules: [ANY] },
+    { title: 'a quoted identifier named limit', template: 'SELECT "limit", {{a}} FROM t', names: ['a'], rules: [ANY] },
+    { title: 'LIMIT ALL then a placeholder', template: 'SELECT * FROM t LIMIT ALL OFFSET {{o}}', names: ['o'], rules: [COUNT] },
   ],
 };
 
 describe.each(DIALECTS)('LIMIT and OFFSET slots (%s)', (dialect) => {
-  it.each([...sharedRuleCases, ...dialectRuleCases[dialect]])('recognises $title', ({ template, rules }) => {
+  it.each([...sharedRuleCases, ...dialectRuleCases[dialect]])('recognises $title', ({ template, names, rules }) => {
     const compiled = compileTemplate(template, dialect);
+    expect(compiled.parameterNames).toEqual(names);
     expect(compiled.parameterRules).toEqual(rules);
-    expect(compiled.parameterRules).toHaveLength(compiled.parameterNames.length);
   });
 
   it('keeps the SQL text as it was', () => {
