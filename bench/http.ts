@@ -14,7 +14,8 @@ import { intFromEnv, listFromEnv } from './env';
 import { BenchTable } from './fixtures';
 import { handWrittenSql } from './hand-written-server';
 import { table as textTable } from './report';
-import { kinds, poolSize, quote, servers, uniqueTable, type Kind } from './servers';
+import { runStandalone } from './standalone';
+import { poolSize, quote, servers, uniqueTable, type Kind } from './servers';
 import { Samples, median, ratio, round, type Summary } from './stats';
 
 export const httpEndpoints = ['get', 'post', 'list'] as const;
@@ -287,21 +288,4 @@ export function httpHeading(settings: HttpSettings): string {
   );
 }
 
-if (require.main === module) {
-  const only = process.env.BENCH_ONLY as Kind | undefined;
-  const selected = only ? kinds.filter((kind) => kind === only) : kinds;
-  const settings = httpSettingsFromEnv();
-  const startedAt = Date.now();
-  const log = (line: string): void => console.error(`[bench http ${((Date.now() - startedAt) / 1000).toFixed(1)}s] ${line}`);
-  runHttp(selected, settings, log).then(
-    (results) => {
-      console.log(`\n${httpHeading(settings)}\n`);
-      console.log(httpTable(results));
-      console.log(JSON.stringify({ http: results, settings }));
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runStandalone('http', httpSettingsFromEnv(), runHttp, httpHeading, httpTable);

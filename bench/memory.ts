@@ -11,7 +11,8 @@ import { intFromEnv } from './env';
 import { BenchTable } from './fixtures';
 import { rawDriver } from './raw';
 import { table as textTable } from './report';
-import { kinds, quote, servers, uniqueTable, type Kind } from './servers';
+import { runStandalone } from './standalone';
+import { quote, servers, uniqueTable, type Kind } from './servers';
 import { round } from './stats';
 
 /** Peak RSS growth of the host over its idle RSS while serving the whole list, in MiB. */
@@ -269,21 +270,4 @@ export function memoryTable(results: MemoryResult[]): string {
   );
 }
 
-if (require.main === module) {
-  const only = process.env.BENCH_ONLY as Kind | undefined;
-  const selected = only ? kinds.filter((kind) => kind === only) : kinds;
-  const settings = memorySettingsFromEnv();
-  const startedAt = Date.now();
-  const log = (line: string): void => console.error(`[bench memory ${((Date.now() - startedAt) / 1000).toFixed(1)}s] ${line}`);
-  runMemory(selected, settings, log).then(
-    (results) => {
-      console.log(`\n${memoryHeading(settings)}\n`);
-      console.log(memoryTable(results));
-      console.log(JSON.stringify({ memory: results, settings }));
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runStandalone('memory', memorySettingsFromEnv(), runMemory, memoryHeading, memoryTable);

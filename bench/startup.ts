@@ -24,7 +24,8 @@ import { performance } from 'node:perf_hooks';
 import { defaultTemplatePath, startEmbeddedPostgres, type Initialization } from '../src/host/embedded-postgres/index';
 import { intFromEnv } from './env';
 import { table as textTable } from './report';
-import { kinds, servers, type Kind } from './servers';
+import { runStandalone } from './standalone';
+import { servers, type Kind } from './servers';
 import { median, round } from './stats';
 
 export interface StartupSettings {
@@ -270,21 +271,4 @@ export function startupTable(result: StartupResult): string {
   return `${serve}\n\n${embedded}`;
 }
 
-if (require.main === module) {
-  const only = process.env.BENCH_ONLY as Kind | undefined;
-  const selected = only ? kinds.filter((kind) => kind === only) : kinds;
-  const settings = startupSettingsFromEnv();
-  const startedAt = Date.now();
-  const log = (line: string): void => console.error(`[bench startup ${((Date.now() - startedAt) / 1000).toFixed(1)}s] ${line}`);
-  runStartup(selected, settings, log).then(
-    (result) => {
-      console.log(`\n${startupHeading(settings)}\n`);
-      console.log(startupTable(result));
-      console.log(JSON.stringify({ startup: result, settings }));
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runStandalone('startup', startupSettingsFromEnv(), runStartup, startupHeading, startupTable);

@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createApp, type App } from '../../src/host/app';
 import { SqlResourceError } from '../../src/errors';
 import { runCli } from '../support/cli';
+import { profileFiles } from '../support/profile-files';
 
 /**
  * Hostile values for integer settings, wherever they come from: written in the YAML profile,
@@ -45,22 +43,7 @@ const settings: Setting[] = [
 /** Settings whose string values take `{{NAME}}` from the environment. */
 const fromEnvironment = settings.filter((setting) => !/streamBatchSize|keepAliveInterval/.test(setting.key));
 
-let dir: string;
-let count = 0;
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'sr-integers-'));
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function writeProfile(text: string): string {
-  const path = join(dir, `profile-${++count}.yml`);
-  writeFileSync(path, text);
-  return path;
-}
+const writeProfile = profileFiles('sr-integers-').write;
 
 function refusal(build: () => unknown): SqlResourceError {
   try {

@@ -1,29 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { SqlResourceError } from '../../src/errors';
 import { loadProfile } from '../../src/host/profile';
 import { isSecretKey } from '../../src/host/yaml-errors';
+import { profileFiles } from '../support/profile-files';
 
 const secret = 'hunter2-S3cr3t';
 
-let dir: string;
-let fileCount = 0;
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'sr-profile-'));
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function writeProfile(text: string): string {
-  const path = join(dir, `profile-${++fileCount}.yml`);
-  writeFileSync(path, text);
-  return path;
-}
+const profiles = profileFiles('sr-profile-');
+const writeProfile = profiles.write;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -66,7 +50,7 @@ describe('loadProfile', () => {
   });
 
   it('refuses a missing file and a top level that is not a mapping', () => {
-    expect(() => loadProfile(join(dir, 'missing.yml'))).toThrow(/^cannot read profile /);
+    expect(() => loadProfile(profiles.path('missing.yml'))).toThrow(/^cannot read profile /);
     const path = writeProfile('- a\n- b\n');
     expect(() => loadProfile(path)).toThrow(`profile ${path} must hold a mapping at its top level`);
   });
@@ -198,9 +182,9 @@ describe('YAML syntax errors do not print secret values', () => {
   });
 
   it('keeps other values as they are', () => {
-    const { message } = refused('server:\n  host: db.example\n  user: app: oops\n');
+    const { path, message } = refused('server:\n  host: db.example\n  user: app: oops\n');
     expect(message).toBe(
-      `profile ${join(dir, `profile-${fileCount}.yml`)} is not valid YAML/JSON: Nested mappings are not allowed in compact mappings at line 3, column 9:\n\n` +
+      `profile ${path} is not valid YAML/JSON: Nested mappings are not allowed in compact mappings at line 3, column 9:\n\n` +
         '  host: db.example\n  user: app: oops\n        ^',
     );
   });
