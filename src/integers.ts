@@ -46,14 +46,14 @@ export function integerRule({ min, max }: IntegerRange): string {
 
 /**
  * A setting that must be an integer within `range`: `fallback` when absent (undefined, null or
- * ''), else the integer, else CONFIG_INVALID naming `where` and `key` (never the value: it may
- * have come from a secret environment variable).
+ * ''), else the integer, else CONFIG_INVALID naming `where` and `key`. The value is quoted only
+ * when `showValue` says it cannot be a secret (a profile or environment value may be one).
  */
-export function integerSetting(where: string, key: string, value: unknown, fallback: number, range: IntegerRange): number {
+export function integerSetting(where: string, key: string, value: unknown, fallback: number, range: IntegerRange, showValue = false): number {
   if (value === undefined || value === null || value === '') return fallback;
   const parsed = integerOf(value);
   if (parsed === undefined || parsed < range.min || parsed > range.max) {
-    throw new SqlResourceError('CONFIG_INVALID', `${where}: ${key} ${integerRule(range)}`);
+    throw new SqlResourceError('CONFIG_INVALID', `${where}: ${key} ${integerRule(range)}${showValue ? `, got ${String(value)}` : ''}`);
   }
   return parsed;
 }

@@ -131,3 +131,10 @@ describe('exactIntegerOf', () => {
     expect(exactIntegerOf(value)).toBeUndefined();
   });
 });
+
+describe('integerSetting with showValue', () => {
+  it('quotes the refused value only when asked to (values that cannot be secrets)', () => {
+    expect(() => integerSetting('child', '--port', '1e3', 0, { min: 0, max: 65535 }, true)).toThrow(/^child: --port must be an integer from 0 to 65535, got 1e3$/);
+    expect(() => integerSetting('profile', 'server.port', '1e3', 0, { min: 0, max: 65535 })).toThrow(/^profile: server.port must be an integer from 0 to 65535$/);
+  });
+});

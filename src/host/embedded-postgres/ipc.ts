@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import { SqlResourceError } from '../../errors';
-import { integerOf, integerRule, type IntegerRange } from '../../integers';
+import { integerSetting } from '../../integers';
 import { DEFAULT_HOST, DEFAULT_MAX_CONNECTIONS, DEFAULT_PORT, MAX_CONNECTIONS_RANGE, PORT_RANGE } from './constants';
 
 export interface EmbeddedServerSettings {
@@ -29,19 +29,6 @@ export type ServerToParentMessage =
   | { type: 'failed'; message: string };
 
 export type ParentToServerMessage = { type: 'stop' };
-
-/**
- * An integer setting of the embedded server: `fallback` when absent, else an integer within
- * `range`, else CONFIG_INVALID quoting what was given (these values are never secrets).
- */
-export function integerOption(where: string, name: string, value: unknown, fallback: number, range: IntegerRange): number {
-  if (value === undefined || value === null || value === '') return fallback;
-  const parsed = integerOf(value);
-  if (parsed === undefined || parsed < range.min || parsed > range.max) {
-    throw new SqlResourceError('CONFIG_INVALID', `${where}: ${name} ${integerRule(range)}, got ${String(value)}`);
-  }
-  return parsed;
-}
 
 /** The child's argv for `settings`. */
 export function serverArgs(settings: EmbeddedServerSettings): string[] {
@@ -72,8 +59,8 @@ export function parseServerSettings(argv: string[]): EmbeddedServerSettings {
   return {
     dataDir,
     host: values.host || DEFAULT_HOST,
-    port: integerOption(where, '--port', values.port, DEFAULT_PORT, PORT_RANGE),
-    maxConnections: integerOption(where, '--max-connections', values['max-connections'], DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS_RANGE),
+    port: integerSetting(where, '--port', values.port, DEFAULT_PORT, PORT_RANGE, true),
+    maxConnections: integerSetting(where, '--max-connections', values['max-connections'], DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS_RANGE, true),
     template: values.template || undefined,
   };
 }

@@ -34,7 +34,8 @@ import {
   PORT_RANGE,
   SERVER_PROCESS_FILE,
 } from './constants';
-import { integerOption, serverArgs, type Initialization, type ServerToParentMessage } from './ipc';
+import { integerSetting } from '../../integers';
+import { serverArgs, type Initialization, type ServerToParentMessage } from './ipc';
 import { defaultTemplatePath } from './template';
 
 const log = createDebug(DEBUG_NAMESPACE);
@@ -82,15 +83,15 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const where = 'startEmbeddedPostgres';
   if (typeof options.dataDir !== 'string' || options.dataDir === '') throw new SqlResourceError('CONFIG_INVALID', `${where}: dataDir must be a folder path`);
   const host = options.host || DEFAULT_HOST;
-  const stopTimeoutMs = integerOption(where, 'stopTimeoutMs', options.stopTimeoutMs, DEFAULT_STOP_TIMEOUT_MS, TIMEOUT_RANGE);
-  const startTimeoutMs = integerOption(where, 'startTimeoutMs', options.startTimeoutMs, DEFAULT_START_TIMEOUT_MS, TIMEOUT_RANGE);
+  const stopTimeoutMs = integerSetting(where, 'stopTimeoutMs', options.stopTimeoutMs, DEFAULT_STOP_TIMEOUT_MS, TIMEOUT_RANGE, true);
+  const startTimeoutMs = integerSetting(where, 'startTimeoutMs', options.startTimeoutMs, DEFAULT_START_TIMEOUT_MS, TIMEOUT_RANGE, true);
   const startedAt = Date.now();
   const template = options.template === false ? undefined : options.template ?? installedTemplate();
   const child = forkServer(serverArgs({
     dataDir: options.dataDir,
     host,
-    port: integerOption(where, 'port', options.port, DEFAULT_PORT, PORT_RANGE),
-    maxConnections: integerOption(where, 'maxConnections', options.maxConnections, DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS_RANGE),
+    port: integerSetting(where, 'port', options.port, DEFAULT_PORT, PORT_RANGE, true),
+    maxConnections: integerSetting(where, 'maxConnections', options.maxConnections, DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS_RANGE, true),
     template,
   }));
   const output = captureOutput(child);
