@@ -1,9 +1,15 @@
+import type { JsonSchema } from './config-schema';
 import { SqlResourceError } from './errors';
 import type { SqlResource } from './sql-resource';
 import { MysqlResource } from './dialects/mysql/mysql-resource';
 import { PostgresResource } from './dialects/postgres/postgres-resource';
 
-export type ResourceClass = new (id: string, config: unknown) => SqlResource;
+/**
+ * A resource class. Its static `configSchema`, when it has one, is the JSON Schema of its
+ * `resources.<id>` entry: the profile schema takes it under the class's `_class` names, and a
+ * subclass inherits its parent's unless it declares its own.
+ */
+export type ResourceClass = (new (id: string, config: unknown) => SqlResource) & { readonly configSchema?: JsonSchema };
 
 const builtIn: Readonly<Record<string, ResourceClass>> = Object.freeze({
   mysql: MysqlResource,
@@ -33,6 +39,11 @@ export function resourceClassOf(name: string, resourceId: string): ResourceClass
 
 export function registeredClasses(): string[] {
   return [...registered.keys()];
+}
+
+/** Every `_class` name with its class, built-in ones first. */
+export function registeredClassEntries(): [string, ResourceClass][] {
+  return [...registered.entries()];
 }
 
 /**

@@ -7,8 +7,9 @@ import { SqlResourceError } from '../errors';
 import { integerSetting } from '../integers';
 import { ResourceManager } from '../resource-manager';
 import type { EndpointDefinition } from '../endpoints';
-import { validateEndpoints, type HandlerDefinition } from './endpoint-config';
-import { buildServer, httpOptions, profileInteger, type RouteHandler } from './http';
+import type { HandlerDefinition } from './endpoint-config';
+import { buildServer, type RouteHandler } from './http';
+import { buildProfile } from './build-profile';
 import { profileProblems } from './problems';
 import { loadProfile, type Profile } from './profile';
 
@@ -44,14 +45,6 @@ declare global {
 
 export const defaultPort = 8077;
 export const defaultHost = '127.0.0.1';
-
-function buildResources(profile: Profile): ResourceManager {
-  const resources = new ResourceManager();
-  const declared = profile.resources ?? {};
-  if (!isPlainObject(declared)) throw new SqlResourceError('CONFIG_INVALID', 'profile: resources must be a mapping of id → configuration');
-  for (const [id, config] of Object.entries(declared)) resources.add(id, config);
-  return resources;
-}
 
 /** Loads `server.lib` and builds each handler endpoint's `(req, res)` function from its factory. */
 function loadHandlers(definitions: HandlerDefinition[], lib: unknown, baseDir: string): { definition: HandlerDefinition; handler: RouteHandler }[] {
@@ -99,13 +92,10 @@ function loadHandlers(definitions: HandlerDefinition[], lib: unknown, baseDir: s
 export function createApp(source: Profile | string): App {
   const profile = loadProfile(source);
   const baseDir = typeof source === 'string' ? dirname(resolve(source)) : process.cwd();
-  const resources = buildResources(profile);
-  const server = profile.server ?? {};
-  if (!isPlainObject(server)) throw new SqlResourceError('CONFIG_INVALID', 'profile: server must be a mapping');
-  const { database, handlers } = validateEndpoints(server.endpoints, resources, server.lib !== undefined);
+  const { resources, endpoints, http: httpSettings, port: profilePort } = buildProfile(profile, defaultPort);
+  const { database, handlers } = endpoints;
+  const server = isPlainObject(profile.server) ? profile.server : {};
   const routeHandlers = loadHandlers(handlers, server.lib, baseDir);
-  const httpSettings = httpOptions(server);
-  const profilePort = profileInteger(server, 'port', defaultPort, 0, 65535);
   const listens = database.length > 0 || routeHandlers.length > 0;
   let http: FastifyInstance | undefined;
   let stopping: Promise<void> | undefined;

@@ -13,6 +13,7 @@ const loadEmbedded = () => import('./embedded-postgres/index');
 const usage = `usage:
   sql-resources serve <profile> [--port N] [--host ADDRESS] [--embedded-postgres [--embedded-postgres-dir DIR]]
   sql-resources check <profile> [--embedded-postgres [--embedded-postgres-dir DIR]]
+  sql-resources schema     print the JSON Schema of profiles (for editors and CI)
 
 --embedded-postgres  run the profile's postgres resources on an embedded PGlite server
                      (development only, not for production); data in
@@ -138,6 +139,12 @@ async function check(profilePath: string, embeddedDataDir: string | undefined): 
   console.log(`${profilePath}: ok`);
 }
 
+/** The profile schema of the classes registered now, as JSON, for editors' YAML support. */
+async function printSchema(): Promise<void> {
+  const { profileSchema } = await import('./schema/profile-schema');
+  console.log(JSON.stringify(profileSchema(), null, 2));
+}
+
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
@@ -152,6 +159,7 @@ async function main(argv: string[]): Promise<void> {
   });
   const [command, profilePath, ...extra] = positionals;
   if (values.help) return void console.log(usage);
+  if (command === 'schema' && profilePath === undefined) return printSchema();
   if (!profilePath || extra.length > 0) fail(usage);
   if (values['embedded-postgres-dir'] !== undefined && !values['embedded-postgres']) fail('--embedded-postgres-dir needs --embedded-postgres');
   const embeddedDataDir = values['embedded-postgres'] ? (await loadEmbedded()).resolveEmbeddedDataDir(values['embedded-postgres-dir']) : undefined;

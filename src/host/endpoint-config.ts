@@ -1,8 +1,9 @@
 import { isPlainObject } from '../config';
-import { compileEndpointSql, endpointKinds, isEndpointKind, type EndpointDefinition } from '../endpoints';
-import { SqlResourceError } from '../errors';
+import { compileEndpointSql, endpointKinds, isEndpointKind, type EndpointDefinition, type EndpointKind } from '../endpoints';
 import type { ResourceManager } from '../resource-manager';
-import { profileProblems } from './problems';
+import type { CompiledTemplate } from '../template';
+import type { Problem } from './problems';
+import { didYouMean } from './schema/did-you-mean';
 
 /** An endpoint served by application code from `server.lib`. */
 export interface HandlerDefinition {
@@ -15,6 +16,45 @@ export interface HandlerDefinition {
 export interface ValidatedEndpoints {
   database: EndpointDefinition[];
   handlers: HandlerDefinition[];
+  /** Every problem found, each with the path of its endpoint. */
+  problems: Problem[];
+}
+
+export interface EndpointContext {
+  readonly resources: ResourceManager;
+  /** Ids under `resources`, built or not: an endpoint naming one that failed is not told it is undeclared. */
+  readonly declared: ReadonlySet<string>;
+  readonly hasLib: boolean;
+  /** Indexes of entries the profile schema already found wrong; their problems are listed once. */
+  readonly skip?: ReadonlySet<number>;
+}
+
+/** The keys the engine reads on every database endpoint, and on each kind besides. */
+const commonKeys = ['path', 'method', 'resource', 'endpoint', 'description', 'desc'];
+const kindKeys: Readonly<Record<EndpointKind, readonly string[]>> = {
+  list: ['sql'],
+  read: ['table', 'id_field', 'sql'],
+  readOne: ['table', 'id_field', 'sql'],
+  create: ['table', 'id_field'],
+  update: ['table', 'id_field'],
+  delete: ['table', 'id_field'],
+};
+
+/**
+ * Keys of a database endpoint that neither the engine nor any template of the endpoint reads
+ * (SPEC §4: other keys are configuration for the templates). A `{{name}}` that only a SQL comment
+ * holds is named, since the template does not read it.
+ */
+function unusedKeys(entry: Record<string, unknown>, kind: EndpointKind, template: CompiledTemplate | undefined): { key: string; message: string }[] {
+  const known = [...commonKeys, ...kindKeys[kind]];
+  const used = new Set(template?.variables ?? []);
+  const namesInText = new Set(typeof entry.sql === 'string' ? [...entry.sql.matchAll(/\{\{\s*([^{}\s]+)\s*\}\}/g)].map((match) => match[1]) : []);
+  return Object.keys(entry)
+    .filter((key) => !known.includes(key) && !used.has(key))
+    .map((key) => {
+      const why = namesInText.has(key) ? ` ({{${key}}} stands only in a SQL comment, which the template does not read)` : didYouMean(key, known);
+      return { key, message: `unknown key '${key}'${template === undefined ? '' : ': no template of this endpoint uses it'}${why}` };
+    });
 }
 
 const httpMethods = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
@@ -36,49 +76,50 @@ function missingKeys(entry: Record<string, unknown>, kind: keyof typeof endpoint
 }
 
 /**
- * Checks every entry of `server.endpoints` and reports all problems at once, one line each,
- * so a broken profile is fixed in one pass.
+ * Checks every entry of `server.endpoints` and answers all problems at once, one each, so a
+ * broken profile is fixed in one pass.
  */
-export function validateEndpoints(endpoints: unknown, resources: ResourceManager, hasLib: boolean): ValidatedEndpoints {
-  const problems: string[] = [];
-  const result: ValidatedEndpoints = { database: [], handlers: [] };
+export function validateEndpoints(endpoints: unknown, context: EndpointContext): ValidatedEndpoints {
+  const { resources, declared, hasLib } = context;
+  const result: ValidatedEndpoints = { database: [], handlers: [], problems: [] };
   if (endpoints === undefined || endpoints === null) return result;
-  if (!Array.isArray(endpoints)) throw new SqlResourceError('CONFIG_INVALID', 'profile: server.endpoints must be a list of endpoints');
+  if (!Array.isArray(endpoints)) {
+    result.problems.push({ path: ['server', 'endpoints'], message: 'must be a list of endpoints' });
+    return result;
+  }
   const routes = new Set<string>();
 
   endpoints.forEach((entry: unknown, index) => {
-    const where = `server.endpoints[${index}]`;
-    if (!isPlainObject(entry)) return problems.push(`${where}: must be a mapping`);
+    if (context.skip?.has(index)) return;
+    const problem = (message: string, key?: string): void => void result.problems.push({ path: ['server', 'endpoints', index], key, message });
+    if (!isPlainObject(entry)) return problem('must be a mapping');
     const path = entry.path;
-    const at = typeof path === 'string' ? `${where} (${path})` : where;
-    if (typeof path !== 'string' || !path.startsWith('/')) problems.push(`${at}: path must be a string starting with '/'`);
+    if (typeof path !== 'string' || !path.startsWith('/')) problem("path must be a string starting with '/'");
 
     const kind = entry.endpoint;
     const isHandler = typeof entry.handler === 'string' && kind === undefined;
     if (!isHandler && !isEndpointKind(kind)) {
-      problems.push(`${at}: unknown endpoint kind '${String(kind)}' (valid: ${Object.keys(endpointKinds).join(', ')}${hasLib ? ', or a handler' : ''})`);
-      return;
+      return problem(`unknown endpoint kind '${String(kind)}' (valid: ${Object.keys(endpointKinds).join(', ')}${hasLib ? ', or a handler' : ''})`);
     }
     const defaultMethod = isEndpointKind(kind) ? endpointKinds[kind] : 'GET';
     const method = typeof entry.method === 'string' ? entry.method.toUpperCase() : defaultMethod;
-    if (!httpMethods.has(method)) problems.push(`${at}: method '${String(entry.method)}' is not an HTTP method`);
+    if (!httpMethods.has(method)) problem(`method '${String(entry.method)}' is not an HTTP method`);
     const route = `${method} ${String(path)}`;
-    if (routes.has(route)) problems.push(`${at}: duplicate route ${route}`);
+    if (routes.has(route)) problem(`duplicate route ${route}`);
     routes.add(route);
     const config = Object.freeze({ ...entry });
 
     if (isHandler) {
-      if (!hasLib) problems.push(`${at}: handler '${String(entry.handler)}' needs server.lib`);
+      if (!hasLib) problem(`handler '${String(entry.handler)}' needs server.lib`);
       result.handlers.push({ path: String(path), method, handler: String(entry.handler), config });
       return;
     }
     if (!isEndpointKind(kind)) return;
     const resource = entry.resource;
-    if (typeof resource !== 'string' || !resources.exist(resource)) {
-      problems.push(`${at}: resource '${String(resource)}' is not declared in resources`);
-    }
+    const built = typeof resource === 'string' && resources.exist(resource);
+    if (!built && !(typeof resource === 'string' && declared.has(resource))) problem(`resource '${String(resource)}' is not declared in resources`);
     const missing = missingKeys(entry, kind);
-    if (missing.length > 0) problems.push(`${at}: ${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} endpoint needs ${missing.join(' and ')}`);
+    if (missing.length > 0) problem(`${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} endpoint needs ${missing.join(' and ')}`);
     const definition: EndpointDefinition = {
       path: String(path),
       method,
@@ -89,16 +130,19 @@ export function validateEndpoints(endpoints: unknown, resources: ResourceManager
       sql: typeof entry.sql === 'string' ? entry.sql : undefined,
       config,
     };
-    if (typeof resource === 'string' && resources.exist(resource)) {
+    let template: CompiledTemplate | undefined;
+    if (built) {
       try {
-        compileEndpointSql(definition, resources.get(resource).dialect);
+        template = compileEndpointSql(definition, resources.get(resource).dialect);
       } catch (error) {
-        problems.push(`${at}: ${(error as Error).message}`);
+        problem((error as Error).message);
       }
+    }
+    // A template that could not be read (no resource, or broken) cannot tell which keys it uses.
+    if (definition.sql === undefined || template !== undefined) {
+      for (const unused of unusedKeys(entry, kind, template)) problem(unused.message, unused.key);
     }
     result.database.push(definition);
   });
-
-  if (problems.length > 0) throw profileProblems(problems);
   return result;
 }

@@ -157,7 +157,7 @@ describe('registry and resource manager', () => {
 
   it('createApp refuses a broken resource configuration', () => {
     expect(() => createApp({ resources: { db: { _class: 'mysql', server: { host: '127.0.0.1' } } } })).toThrow(
-      "resource 'db': server.database is required",
+      "profile has 1 problem:\n- resources.db.server: 'database' is required",
     );
     expect(() => createApp('/nonexistent/profile.yml')).toThrow('cannot read profile');
   });

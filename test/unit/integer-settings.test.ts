@@ -13,30 +13,45 @@ import { profileFiles } from '../support/profile-files';
 
 const hostile = ['12abc', '1e3', '-1', '9007199254740992'];
 
-/** An integer setting of the profile, how to write it in YAML, and the message refusing it. */
+/** An integer setting of the profile, how to write it in YAML, and the rule its refusal states. */
 interface Setting {
   key: string;
   yaml: (value: string) => string;
   message: string;
 }
 
+/**
+ * The refusal of a profile file with one problem: at the line and column of the setting's value,
+ * the setting's path, then the rule. `lastKey` is found in `yaml` to know where the value stands.
+ */
+function oneProblem(yaml: string, key: string, rule: string): string {
+  const lastKey = key.split('.').pop()!;
+  const lines = yaml.split('\n');
+  const line = lines.findIndex((text) => text.trimStart().startsWith(`${lastKey}: `));
+  const column = lines[line].indexOf(`${lastKey}: `) + lastKey.length + 3;
+  return `profile has 1 problem:\n- line ${line + 1}, column ${column}: ${key}: ${rule}`;
+}
+
+/** What the profile schema says of a number that is not an integer. */
+const notAnInteger = 'must be an integer, got a number';
+
 const resource = (extra: string, server = ''): string =>
   `resources:\n  db:\n    _class: mysql\n    server:\n      host: 127.0.0.1\n      database: test\n${server}${extra}`;
 
 const settings: Setting[] = [
-  { key: 'server.port', yaml: (v) => `server:\n  port: ${v}\n`, message: 'profile: server.port must be an integer from 0 to 65535' },
-  { key: 'server.bodyLimit', yaml: (v) => `server:\n  bodyLimit: ${v}\n`, message: 'profile: server.bodyLimit must be a positive integer' },
-  { key: 'server.requestTimeout', yaml: (v) => `server:\n  requestTimeout: ${v}\n`, message: 'profile: server.requestTimeout must be an integer from 0 to 2147483647' },
-  { key: 'server.json.maxDepth', yaml: (v) => `server:\n  json:\n    maxDepth: ${v}\n`, message: 'profile: server.json.maxDepth must be an integer from 1 to 1000' },
-  { key: "resources.db.server.port", yaml: (v) => resource('', `      port: ${v}\n`), message: "resource 'db': server.port must be an integer from 1 to 65535" },
-  { key: 'resources.db.streamBatchSize', yaml: (v) => resource(`    streamBatchSize: ${v}\n`), message: "resource 'db': streamBatchSize must be a positive integer" },
-  { key: 'resources.db.keepAliveInterval', yaml: (v) => resource(`    keepAliveInterval: ${v}\n`), message: "resource 'db': keepAliveInterval must be an integer from 0 to 2147483" },
-  { key: 'resources.db.server.connectionLimit', yaml: (v) => resource('', `      connectionLimit: ${v}\n`), message: "resource 'db': server.connectionLimit must be an integer from 1 to 10000" },
-  { key: 'resources.db.server.connectTimeout', yaml: (v) => resource('', `      connectTimeout: ${v}\n`), message: "resource 'db': server.connectTimeout must be an integer from 0 to 2147483647" },
+  { key: 'server.port', yaml: (v) => `server:\n  port: ${v}\n`, message: 'must be an integer from 0 to 65535' },
+  { key: 'server.bodyLimit', yaml: (v) => `server:\n  bodyLimit: ${v}\n`, message: 'must be a positive integer' },
+  { key: 'server.requestTimeout', yaml: (v) => `server:\n  requestTimeout: ${v}\n`, message: 'must be an integer from 0 to 2147483647' },
+  { key: 'server.json.maxDepth', yaml: (v) => `server:\n  json:\n    maxDepth: ${v}\n`, message: 'must be an integer from 1 to 1000' },
+  { key: "resources.db.server.port", yaml: (v) => resource('', `      port: ${v}\n`), message: 'must be an integer from 1 to 65535' },
+  { key: 'resources.db.streamBatchSize', yaml: (v) => resource(`    streamBatchSize: ${v}\n`), message: 'must be a positive integer' },
+  { key: 'resources.db.keepAliveInterval', yaml: (v) => resource(`    keepAliveInterval: ${v}\n`), message: 'must be an integer from 0 to 2147483' },
+  { key: 'resources.db.server.connectionLimit', yaml: (v) => resource('', `      connectionLimit: ${v}\n`), message: 'must be an integer from 1 to 10000' },
+  { key: 'resources.db.server.connectTimeout', yaml: (v) => resource('', `      connectTimeout: ${v}\n`), message: 'must be an integer from 0 to 2147483647' },
   {
     key: 'resources.pg.server.max',
     yaml: (v) => `resources:\n  pg:\n    _class: postgresql\n    server:\n      host: 127.0.0.1\n      database: test\n      max: ${v}\n`,
-    message: "resource 'pg': server.max must be an integer from 1 to 10000",
+    message: 'must be an integer from 1 to 10000',
   },
 ];
 
@@ -56,15 +71,19 @@ function refusal(build: () => unknown): SqlResourceError {
 }
 
 describe('integer settings written in the YAML profile', () => {
-  describe.each(settings)('$key', ({ yaml, message }) => {
+  describe.each(settings)('$key', ({ key, yaml, message }) => {
     it.each(hostile)('refuses %s, naming the key', (value) => {
       const error = refusal(() => createApp(writeProfile(yaml(value))));
       expect(error.code).toBe('CONFIG_INVALID');
-      expect(error.message).toBe(message);
+      expect(error.message).toBe(oneProblem(yaml(value), key, message));
     });
 
-    it.each(['"1e3"', "'12abc'", '1000.0', '0x3E8', '0o1750', '01000', '+1000', '1.5', '.inf'])('refuses %s too', (value) => {
-      expect(refusal(() => createApp(writeProfile(yaml(value)))).message).toBe(message);
+    it.each(['"1e3"', "'12abc'", '1000.0', '0x3E8', '0o1750', '01000', '+1000'])('refuses %s too', (value) => {
+      expect(refusal(() => createApp(writeProfile(yaml(value)))).message).toBe(oneProblem(yaml(value), key, message));
+    });
+
+    it.each(['1.5', '.inf'])('refuses %s as the schema finds it: not an integer', (value) => {
+      expect(refusal(() => createApp(writeProfile(yaml(value)))).message).toBe(oneProblem(yaml(value), key, notAnInteger));
     });
 
     it('accepts decimal digits, quoted or not', () => {
@@ -80,8 +99,8 @@ describe('integer settings written in the YAML profile', () => {
   });
 
   it('leaves other numbers as YAML reads them, and keeps the text of a non-decimal integer', () => {
-    const app = createApp(writeProfile('server:\n  port: 1000\nratio: 1.5\nbig: 1e3\nhex: 0x10\nkeys:\n  1e3: x\n'));
-    expect(app.profile).toMatchObject({ ratio: 1.5, big: '1e3', hex: '0x10', keys: { 1000: 'x' } });
+    const app = createApp(writeProfile('server:\n  port: 1000\napp:\n  ratio: 1.5\n  big: 1e3\n  hex: 0x10\n  keys:\n    1e3: x\n'));
+    expect(app.profile.app).toEqual({ ratio: 1.5, big: '1e3', hex: '0x10', keys: { 1000: 'x' } });
   });
 });
 
@@ -92,12 +111,12 @@ describe('integer settings from the environment ({{NAME}})', () => {
     delete process.env[variable];
   });
 
-  describe.each(fromEnvironment)('$key', ({ yaml, message }) => {
+  describe.each(fromEnvironment)('$key', ({ key, yaml, message }) => {
     it.each([...hostile, '1000.0', ' 1000', '0x3E8'])('refuses %p, naming the key and not the value', (value) => {
       process.env[variable] = value;
       const error = refusal(() => createApp(writeProfile(yaml(`'{{${variable}}}'`))));
       expect(error.code).toBe('CONFIG_INVALID');
-      expect(error.message).toBe(message);
+      expect(error.message).toBe(oneProblem(yaml(`'{{${variable}}}'`), key, message));
     });
 
     it('accepts decimal digits, and an empty value is the default', () => {
@@ -110,8 +129,9 @@ describe('integer settings from the environment ({{NAME}})', () => {
 
   it('never echoes a value that may be a secret', () => {
     process.env[variable] = 'S3cr3t-hunter2';
-    const error = refusal(() => createApp(writeProfile(resource('', `      port: '{{${variable}}}'\n      password: '{{${variable}}}'\n`))));
-    expect(error.message).toBe("resource 'db': server.port must be an integer from 1 to 65535");
+    const yaml = resource('', `      port: '{{${variable}}}'\n      password: '{{${variable}}}'\n`);
+    const error = refusal(() => createApp(writeProfile(yaml)));
+    expect(error.message).toBe(oneProblem(yaml, 'resources.db.server.port', 'must be an integer from 1 to 65535'));
     expect(JSON.stringify({ ...error, message: error.message, stack: error.stack })).not.toContain('S3cr3t');
   });
 
@@ -146,7 +166,7 @@ describe('integer settings on the command line', () => {
     const path = writeProfile(settings[0].yaml('1e3'));
     const result = await runCli(['check', path]);
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toBe(`${path} has 1 problem:\n- profile: server.port must be an integer from 0 to 65535`);
+    expect(result.stderr.trim()).toBe(`${path} has 1 problem:\n- line 2, column 9: server.port: must be an integer from 0 to 65535`);
   });
 
   it('check lists the problems of the endpoints once, under one header', async () => {
@@ -156,8 +176,8 @@ describe('integer settings on the command line', () => {
     expect(result.stderr.trim()).toBe(
       [
         `${path} has 2 problems:`,
-        "- server.endpoints[0] (x): path must be a string starting with '/'",
-        "- server.endpoints[1] (/y): unknown endpoint kind 'find' (valid: list, read, readOne, create, update, delete)",
+        "- line 9, column 15: server.endpoints[0] (x): path must start with '/'",
+        "- line 10, column 29: server.endpoints[1] (/y): endpoint 'find' is not one of list, read, readOne, create, update, delete",
       ].join('\n'),
     );
   });

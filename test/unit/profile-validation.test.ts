@@ -59,8 +59,8 @@ describe('profile validation at startup', () => {
     expect(message).toMatch(/^profile has 11 problems:/);
     expect(lines).toEqual([
       "- server.endpoints[0] (/x): resource 'nope' is not declared in resources",
-      "- server.endpoints[1] (/y): unknown endpoint kind 'find' (valid: list, read, readOne, create, update, delete)",
-      "- server.endpoints[2] (z): path must be a string starting with '/'",
+      "- server.endpoints[1] (/y): endpoint 'find' is not one of list, read, readOne, create, update, delete",
+      "- server.endpoints[2] (z): path must start with '/'",
       '- server.endpoints[4] (/d): duplicate route POST /d',
       '- server.endpoints[5] (/m): a list endpoint needs sql',
       '- server.endpoints[6] (/r/:id): a read endpoint needs id_field',
@@ -68,7 +68,7 @@ describe('profile validation at startup', () => {
       expect.stringMatching(/^- server\.endpoints\[8\] \(\/t\): sql template: .*unterminated/),
       "- server.endpoints[9] (/h): handler 'stats' needs server.lib",
       "- server.endpoints[10] (/v): method 'FETCH' is not an HTTP method",
-      '- server.endpoints[11]: must be a mapping',
+      '- server.endpoints[11]: must be a mapping, got a string',
     ]);
   });
 
@@ -82,23 +82,23 @@ describe('profile validation at startup', () => {
     expect(caught).toBeInstanceOf(SqlResourceError);
     expect(caught).toMatchObject({ code: 'CONFIG_INVALID', statusCode: 500 });
     expect(listedProblems(caught)).toEqual([
-      "server.endpoints[0] (x): path must be a string starting with '/'",
-      "server.endpoints[1] (/y): unknown endpoint kind 'find' (valid: list, read, readOne, create, update, delete)",
+      "server.endpoints[0] (x): path must start with '/'",
+      "server.endpoints[1] (/y): endpoint 'find' is not one of list, read, readOne, create, update, delete",
     ]);
     expect((caught as Error).message).toBe(`profile has 2 problems:\n- ${listedProblems(caught).join('\n- ')}`);
   });
 
   it.each([
-    [{ endpoints: 'all' }, 'profile: server.endpoints must be a list of endpoints'],
-    [{ cors: ['*'] }, 'profile: server.cors must be a mapping (origins, methods)'],
-    [{ lib: 42, endpoints: [{ path: '/h', handler: 'x' }] }, 'profile: server.lib must be a module path (a string)'],
+    [{ endpoints: 'all' }, 'profile has 1 problem:\n- server.endpoints: must be a list, got a string'],
+    [{ cors: ['*'] }, 'profile has 1 problem:\n- server.cors: must be a mapping, got a list'],
+    [{ lib: 42, endpoints: [{ path: '/h', handler: 'x' }] }, 'profile has 1 problem:\n- server.lib: must be a string, got an integer'],
   ])('refuses %p with CONFIG_INVALID', (server, message) => {
     expect(() => createApp({ resources, server })).toThrow(expect.objectContaining({ name: 'SqlResourceError', code: 'CONFIG_INVALID', message }));
   });
 
   it('refuses a server that is not a mapping with CONFIG_INVALID', () => {
     expect(() => createApp({ resources, server: 'x' as unknown as Record<string, unknown> })).toThrow(
-      expect.objectContaining({ code: 'CONFIG_INVALID', message: 'profile: server must be a mapping' }),
+      expect.objectContaining({ code: 'CONFIG_INVALID', message: 'profile has 1 problem:\n- server: must be a mapping, got a string' }),
     );
   });
 
@@ -127,17 +127,18 @@ describe('profile validation at startup', () => {
 
 describe('profile server settings', () => {
   it.each([
-    [{ port: 'eighty' }, 'server.port must be an integer from 0 to 65535'],
-    [{ port: 70000 }, 'server.port must be an integer from 0 to 65535'],
-    [{ bodyLimit: -5 }, 'profile: server.bodyLimit must be a positive integer'],
-    [{ cors: 'yes' }, 'server.cors must be a mapping'],
-  ])('refuses %p', async (server, message) => {
+    [{ port: 'eighty' }, 'server.port: must be an integer from 0 to 65535'],
+    [{ port: 70000 }, 'server.port: must be an integer from 0 to 65535'],
+    [{ bodyLimit: -5 }, 'server.bodyLimit: must be a positive integer'],
+    [{ cors: 'yes' }, 'server.cors: must be a mapping, got a string'],
+  ])('refuses %p', async (server, problem) => {
+    const message = `profile has 1 problem:\n- ${problem}`;
     const build = async (): Promise<void> => {
       const app = createApp({ resources: {}, server: { ...server, endpoints: [{ path: '/h', handler: 'peopleStats' }], lib: require.resolve('../../examples/handlers.js') } });
       await app.start({ port: 0 });
       await app.stop();
     };
-    await expect(build()).rejects.toThrow(message);
+    await expect(build()).rejects.toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message }));
   });
 });
 

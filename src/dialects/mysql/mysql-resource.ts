@@ -2,11 +2,14 @@ import { Charsets } from 'mysql2';
 import { configError, integerDriverOptions, integerOption, type ServerSettings } from '../../config';
 import type { AdapterHooks, DriverAdapter } from '../../driver-adapter';
 import { SqlResource } from '../../sql-resource';
+import { mysqlConfigSchema } from './config-schema';
 import { MysqlAdapter, mysqlIntegerOptions } from './mysql-adapter';
 import { mysqlDialect } from './dialect';
 
 /** A MySQL/MariaDB resource (`_class: mysql`): a mysql2 pool plus a keep-alive timer. */
 export class MysqlResource extends SqlResource {
+  /** The JSON Schema of this kind's `resources.<id>` entry (see registry.ts). */
+  static readonly configSchema = mysqlConfigSchema;
   /** Seconds between keep-alive `SELECT 1`s; 0 disables them. */
   readonly keepAliveInterval: number;
   #keepAlive?: NodeJS.Timeout;

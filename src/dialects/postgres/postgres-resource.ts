@@ -1,11 +1,14 @@
 import { configError, integerDriverOptions, type ServerSettings } from '../../config';
 import type { AdapterHooks, DriverAdapter } from '../../driver-adapter';
 import { SqlResource } from '../../sql-resource';
+import { postgresConfigSchema } from './config-schema';
 import { PostgresAdapter, clientEncodingOf, postgresIntegerOptions } from './postgres-adapter';
 import { postgresDialect } from './dialect';
 
 /** A PostgreSQL resource (`_class: postgres`): a pg pool. */
 export class PostgresResource extends SqlResource {
+  /** The JSON Schema of this kind's `resources.<id>` entry (see registry.ts). */
+  static readonly configSchema = postgresConfigSchema;
   readonly #driverIntegers: Readonly<Record<string, number>>;
 
   constructor(id: string, config: unknown) {

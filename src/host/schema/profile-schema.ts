@@ -1,0 +1,157 @@
+import { booleanSchema, integerSchema, stringSchema, type JsonSchema } from '../../config-schema';
+import { endpointKinds } from '../../endpoints';
+import { registeredClassEntries, type ResourceClass } from '../../registry';
+
+/**
+ * The JSON Schema of a whole profile, published by `sql-resources schema` and checked at load.
+ * Resources take the schema of their registered `_class`; endpoints list the keys the engine
+ * reads, and allow others, since SPEC §4 makes any other key configuration for the endpoint's
+ * templates (endpoint-config.ts refuses those no template uses, which a schema cannot tell).
+ */
+
+const httpMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+
+const endpointSchema: JsonSchema = {
+  type: 'object',
+  description: 'an HTTP endpoint: a database endpoint (resource + endpoint) or an application handler (handler); other keys are template configuration',
+  required: ['path'],
+  properties: {
+    path: { type: 'string', pattern: '^/', description: "the route, starting with '/'; may hold :id" },
+    method: { type: 'string', description: `HTTP method (${httpMethods.join(', ')}); default from the endpoint kind` },
+    endpoint: { enum: Object.keys(endpointKinds), description: 'the endpoint kind' },
+    resource: stringSchema('id of a declared resource'),
+    table: stringSchema('table (or schema.table) of a table endpoint'),
+    id_field: stringSchema('column matched against the request id'),
+    sql: stringSchema('SQL template; {{name}} binds a configuration key, path or query parameter'),
+    handler: stringSchema('name of a factory exported by server.lib'),
+    description: stringSchema('free text for the reader of the profile; not used'),
+    desc: stringSchema("sxapi-core's name of description; not used"),
+  },
+  additionalProperties: true,
+};
+
+const serverSchema: JsonSchema = {
+  type: 'object',
+  description: 'the HTTP server',
+  additionalProperties: false,
+  properties: {
+    port: integerSchema('TCP port, 0-65535 (default 8077); --port overrides it'),
+    host: stringSchema('listen address (default 127.0.0.1)'),
+    endpoints: { type: 'array', items: { $ref: '#/definitions/endpoint' }, description: 'the HTTP endpoints' },
+    lib: stringSchema('module of application handlers, relative to the profile'),
+    bodyLimit: integerSchema('largest request body in bytes (default 1048576)'),
+    json: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        maxDepth: integerSchema('deepest nesting of a JSON body, 1-1000 (default 64)'),
+        anyContentType: booleanSchema("read every content type as JSON, as sxapi-core did (default false)"),
+      },
+    },
+    cors: {
+      type: 'object',
+      description: 'CORS, off unless set',
+      additionalProperties: false,
+      properties: {
+        origins: { description: 'allowed origins: a string, a list, or true' },
+        origin: { description: 'the same as origins' },
+        methods: { description: 'allowed methods (default: those of @fastify/cors)' },
+        credentials: { type: 'boolean', description: 'allow credentials (needs a list of origins)' },
+      },
+    },
+    allowedHosts: { type: ['string', 'array'], items: { type: 'string' }, description: 'Host header values the server answers (default any)' },
+    exposeErrors: booleanSchema('send 5xx errors with their own messages (default false)'),
+    requestTimeout: integerSchema('milliseconds a client has to send a whole request; 0: no limit (default 30000)'),
+    writeTimeout: integerSchema('milliseconds a streamed answer may make no progress; 0: no limit (default 30000)'),
+    hsts: {
+      type: ['boolean', 'object'],
+      description: 'Strict-Transport-Security; off unless set',
+      additionalProperties: false,
+      properties: {
+        maxAge: integerSchema('seconds (default 31536000)'),
+        includeSubDomains: booleanSchema('default true'),
+        preload: booleanSchema('default false'),
+      },
+    },
+  },
+};
+
+const embeddedPostgresSchema: JsonSchema = {
+  type: 'object',
+  description: 'read by serve/check --embedded-postgres only',
+  additionalProperties: false,
+  properties: {
+    seed: stringSchema('SQL file run once on a new embedded database, relative to the profile'),
+    try: {
+      type: 'array',
+      description: 'requests printed as curl lines once the API listens',
+      items: {
+        type: 'object',
+        required: ['path'],
+        additionalProperties: false,
+        properties: { method: { type: 'string' }, path: { type: 'string' }, body: {} },
+      },
+    },
+  },
+};
+
+/** Top-level keys of sxapi-core profiles this engine does not use; accepted so that such profiles load. */
+const sxapiSections = ['version', 'description', 'debug', 'log', 'session', 'bot'];
+
+/** Each distinct class schema once, named after the first `_class` that has it. */
+function resourceDefinitions(classes: [string, ResourceClass][]): { definitions: Record<string, JsonSchema>; refs: [string, string][] } {
+  const definitions: Record<string, JsonSchema> = {};
+  const names = new Map<JsonSchema, string>();
+  const refs: [string, string][] = [];
+  for (const [name, resourceClass] of classes) {
+    const schema = resourceClass.configSchema;
+    if (schema === undefined) continue;
+    let definition = names.get(schema);
+    if (definition === undefined) {
+      definition = `resource.${name}`;
+      names.set(schema, definition);
+      definitions[definition] = schema;
+    }
+    refs.push([name, definition]);
+  }
+  return { definitions, refs };
+}
+
+/** The profile schema for the classes registered now. */
+export function profileSchema(classes: [string, ResourceClass][] = registeredClassEntries()): JsonSchema {
+  const { definitions, refs } = resourceDefinitions(classes);
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    title: 'sql-resources profile',
+    description: 'A profile of the sql-resources host: resources (database connections) and server (HTTP endpoints)',
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      name: stringSchema('name of the API, shown in logs'),
+      resources: {
+        type: 'object',
+        description: 'database connections by id',
+        additionalProperties: { $ref: '#/definitions/resource' },
+      },
+      server: { $ref: '#/definitions/server' },
+      app: { description: 'free-form settings for application code (server.lib); not read by the engine' },
+      embeddedPostgres: embeddedPostgresSchema,
+      ...Object.fromEntries(sxapiSections.map((key) => [key, { description: "an sxapi-core section; not read by this engine" }])),
+    },
+    patternProperties: { '^x-': { description: 'free-form extension keys; not read by the engine' } },
+    definitions: {
+      resource: {
+        type: 'object',
+        required: ['_class'],
+        properties: { _class: { enum: classes.map(([name]) => name), description: 'the resource class' } },
+        allOf: refs.map(([name, definition]) => ({
+          if: { properties: { _class: { const: name } }, required: ['_class'] },
+          then: { $ref: `#/definitions/${definition}` },
+        })),
+      },
+      ...definitions,
+      server: serverSchema,
+      endpoint: endpointSchema,
+    },
+  };
+}
