@@ -64,10 +64,10 @@ function setting<T>(read: () => T, problems: Problem[], profile: unknown): T | u
   try {
     return read();
   } catch (error) {
-    const named = new Set(problems.map(({ path }) => path.join('.')));
     for (const message of problemsOf(error)) {
       const problem = problemFromMessage(message, [], profile);
-      if (!named.has(problem.path.join('.'))) problems.push(problem);
+      const named = problems.some(({ path }) => problem.path.every((key, depth) => path[depth] === key) && path.length >= problem.path.length);
+      if (!named || problem.path.length === 0) problems.push(problem);
     }
     return undefined;
   }

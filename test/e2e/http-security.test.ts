@@ -125,16 +125,17 @@ describe('security profile keys', () => {
   });
 
   it.each([
-    [{ json: { maxDepth: 0 } }, 'server.json.maxDepth must be an integer from 1 to 1000'],
-    [{ json: { maxDepth: 1001 } }, 'server.json.maxDepth must be an integer from 1 to 1000'],
-    [{ json: { anyContentType: 'yes' } }, 'server.json.anyContentType must be true or false'],
-    [{ json: true }, 'server.json must be a mapping'],
-    [{ allowedHosts: [] }, 'server.allowedHosts must be a list'],
-    [{ allowedHosts: ['ok', 7] }, 'server.allowedHosts must be a list'],
-    [{ exposeErrors: 1 }, 'server.exposeErrors must be true or false'],
-    [{ requestTimeout: -1 }, 'server.requestTimeout must be an integer'],
-    [{ hsts: 'on' }, 'server.hsts must be true or a mapping'],
-  ])('refuses %j', (server, message) => {
-    expect(() => createApp({ server: { lib, ...server, endpoints: [{ path: '/big', handler: 'big' }] } })).toThrow(message);
+    [{ json: { maxDepth: 0 } }, 'server.json.maxDepth: must be an integer from 1 to 1000'],
+    [{ json: { maxDepth: 1001 } }, 'server.json.maxDepth: must be an integer from 1 to 1000'],
+    [{ json: { anyContentType: 'yes' } }, 'server.json.anyContentType: must be true or false'],
+    [{ json: true }, 'server.json: must be a mapping, got a boolean'],
+    [{ allowedHosts: [] }, 'server.allowedHosts: must be a list of host names (or host:port)'],
+    [{ allowedHosts: ['ok', 7] }, 'server.allowedHosts[1]: must be a string, got an integer'],
+    [{ exposeErrors: 1 }, 'server.exposeErrors: must be true or false, got an integer'],
+    [{ requestTimeout: -1 }, 'server.requestTimeout: must be an integer from 0 to 2147483647'],
+    [{ hsts: 'on' }, 'server.hsts: must be a boolean or a mapping, got a string'],
+  ])('refuses %j', (server, problem) => {
+    const message = `profile has 1 problem:\n- ${problem}`;
+    expect(() => createApp({ server: { lib, ...server, endpoints: [{ path: '/big', handler: 'big' }] } })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message }));
   });
 });

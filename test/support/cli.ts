@@ -18,8 +18,9 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], timeoutMs = 60_000): Promise<CliResult> {
-  const child = spawnCli(args);
+/** Runs the CLI to its end; `env` adds to this process's environment. */
+export function runCli(args: string[], timeoutMs = 60_000, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  const child = spawnCli(args, { ...process.env, ...env });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -33,8 +33,13 @@ export function serverConfig(kind: Kind, extra: Record<string, unknown> = {}): R
   return { ...rest, ...(password ? { password } : {}), ...extra };
 }
 
+/**
+ * A resource of `kind` on the local server. `keepAliveInterval` is mysql's alone: it is left out
+ * for postgres, whose profile schema refuses it, so one call site serves both kinds.
+ */
 export function resourceConfig(kind: Kind, server: Record<string, unknown> = {}, options: Record<string, unknown> = {}): Record<string, unknown> {
-  return { _class: kind, server: serverConfig(kind, server), ...options };
+  const { keepAliveInterval, ...shared } = options;
+  return { _class: kind, server: serverConfig(kind, server), ...shared, ...(kind === 'mysql' && keepAliveInterval !== undefined ? { keepAliveInterval } : {}) };
 }
 
 /** Runs SQL on a fresh raw driver connection: fixtures and checks that bypass the product. */

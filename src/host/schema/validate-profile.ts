@@ -87,8 +87,10 @@ function problemOf(error: ErrorObject, definitions: CompiledSchema['definitions'
       return { path, message: `'${(error.params as { missingProperty: string }).missingProperty}' is required` };
     case 'type': {
       const expected = ([] as string[]).concat((error.params as { type: string | string[] }).type);
-      const wanted = expected.filter((type) => !(type === 'string' && expected.length > 1 && expected.includes('integer')));
-      return { path, message: `must be ${wanted.map((type) => typeNames[type] ?? type).join(' or ')}, got ${typeOf(error.data)}` };
+      // A string is allowed beside an integer or a boolean for `'3306'` and `{{ENV}}`: not worth saying.
+      const wanted = expected.filter((type) => !(type === 'string' && (expected.includes('integer') || expected.includes('boolean'))));
+      const names = wanted.map((type) => (type === 'boolean' && wanted.length > 1 ? 'a boolean' : (typeNames[type] ?? type)));
+      return { path, message: `must be ${names.join(' or ')}, got ${typeOf(error.data)}` };
     }
     case 'enum': {
       const allowed = (error.params as { allowedValues: unknown[] }).allowedValues.map(String);
