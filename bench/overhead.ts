@@ -1,5 +1,5 @@
 import type { ServerSettings } from '../src/config';
-import type { AdapterHooks, ColumnInfo, DriverAdapter, Row, StatementResult } from '../src/driver-adapter';
+import type { AdapterHooks, ColumnInfo, DescribedStatement, DriverAdapter, Row, StatementResult } from '../src/driver-adapter';
 import type { ServerFeatures } from '../src/dialect';
 import { mysqlDialect } from '../src/dialects';
 import type { Executor, Statement } from '../src/statement';
@@ -57,6 +57,9 @@ export class StubAdapter implements DriverAdapter {
   }
   columnsFrom(): ColumnInfo[] {
     return benchColumns;
+  }
+  async describe(): Promise<DescribedStatement> {
+    return { columns: [] };
   }
   async close(): Promise<void> {}
 }

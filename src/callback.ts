@@ -60,7 +60,7 @@ export function callbackOf<T>(value: unknown): Callback<T> | undefined {
   return typeof value === 'function' ? (value as Callback<T>) : undefined;
 }
 
-/** `query`'s arguments sorted out: `(sql, [params], [options], [callback])`, each but the SQL optional. */
+/** The arguments of `query`, `select` and `execute` sorted out: `(sql, [params], [options], [callback])`, each but the SQL optional. */
 export interface QueryArguments<T> {
   readonly values: readonly unknown[];
   readonly signal?: AbortSignal;
@@ -69,13 +69,19 @@ export interface QueryArguments<T> {
   readonly refused?: SqlResourceError;
 }
 
-export function queryArguments<T>(sql: unknown, paramsOrCallback: unknown, optionsOrCallback: unknown, callback: Callback<T> | undefined): QueryArguments<T> {
+export function queryArguments<T>(
+  sql: unknown,
+  paramsOrCallback: unknown,
+  optionsOrCallback: unknown,
+  callback: Callback<T> | undefined,
+  operation = 'query',
+): QueryArguments<T> {
   const values: readonly unknown[] = Array.isArray(paramsOrCallback) ? paramsOrCallback : [];
   const signal = isPlainObject(optionsOrCallback) ? (optionsOrCallback.signal as AbortSignal | undefined) : undefined;
   const deliverTo = callback ?? callbackOf<T>(optionsOrCallback) ?? callbackOf<T>(paramsOrCallback);
   const undefinedAt = values.indexOf(undefined);
   let refused: SqlResourceError | undefined;
-  if (typeof sql !== 'string' || sql.trim() === '') refused = new SqlResourceError('INVALID_ARGUMENT', 'query needs SQL text');
-  else if (undefinedAt >= 0) refused = new SqlResourceError('INVALID_ARGUMENT', `query parameter ${undefinedAt + 1} is undefined (use null for SQL NULL)`);
+  if (typeof sql !== 'string' || sql.trim() === '') refused = new SqlResourceError('INVALID_ARGUMENT', `${operation} needs SQL text`);
+  else if (undefinedAt >= 0) refused = new SqlResourceError('INVALID_ARGUMENT', `${operation} parameter ${undefinedAt + 1} is undefined (use null for SQL NULL)`);
   return { values, signal, callback: deliverTo, refused };
 }

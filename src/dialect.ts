@@ -29,6 +29,12 @@ export interface DialectErrors {
   readonly invalidValueCodes: ReadonlySet<string>;
   /** Messages of errors the driver raises without a code when the server or pool is unavailable: 503. */
   readonly unavailableMessage: RegExp;
+  /**
+   * Where in `sql` a syntax error of the driver points: a 0-based offset, or undefined when the
+   * error is no syntax error or does not say. `check` uses it to spot a placeholder written
+   * where the database expects a name.
+   */
+  syntaxErrorOffset?(error: unknown, sql: string): number | undefined;
 }
 
 /** What the server that answered `open()` supports; known once connected. */

@@ -40,6 +40,19 @@ export interface ColumnInfo {
   unique: boolean;
 }
 
+/** One column of a statement's result, as the server describes it without running the statement. */
+export interface DescribedColumn {
+  readonly name: string;
+  /** The server's own name of the column's type: `integer`, `character varying` (PostgreSQL), `int`, `varchar` (MySQL). */
+  readonly type: string;
+}
+
+/** What the server says of a statement it prepared without running it. */
+export interface DescribedStatement {
+  /** The result's columns in order; none for a statement that returns no rows. */
+  readonly columns: readonly DescribedColumn[];
+}
+
 /** How long a call may wait for a pooled connection, as the pool's own options say. */
 export interface PoolWait {
   /** Refused (DB_UNAVAILABLE) after waiting this long; none: waits as long as it takes. */
@@ -67,6 +80,12 @@ export interface DriverAdapter extends StreamingExecutor {
   columnsStatement(schema: string | undefined, table: string): Statement;
   /** The columns that query's rows describe; none when the table does not exist. */
   columnsFrom(rows: readonly Row[]): ColumnInfo[];
+  /**
+   * Prepares `sql` (the dialect's markers in place of values) on a pooled connection without
+   * running it, and answers its result columns. The server's error (syntax, unknown table or
+   * column) rejects, as a driver error.
+   */
+  describe(sql: string): Promise<DescribedStatement>;
   /** Closes the pool; callers have already waited for in-flight statements. */
   close(): Promise<void>;
 }

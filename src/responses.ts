@@ -21,12 +21,25 @@ export function same<T>(result: T): T {
   return result;
 }
 
-export function rowsOf(result: StatementResult): Row[] {
-  return result.rows;
+/**
+ * The rows as the caller's row type `T`. A type argument is the caller's promise about the SQL or
+ * the table, not a check made at run time (docs/typescript.md).
+ */
+export function rowsOf<T extends object = Row>(result: StatementResult): T[] {
+  return result.rows as T[];
 }
 
-export function firstRow(result: StatementResult): Row {
-  return result.rows[0];
+export function firstRow<T extends object = Row>(result: StatementResult): T {
+  return result.rows[0] as T;
+}
+
+/** `select` promised rows: a statement that returned no result set fails, though it has run. */
+export function requireResultSet(result: StatementResult): StatementResult {
+  if (result.hasResultSet) return result;
+  throw new SqlResourceError(
+    'INVALID_ARGUMENT',
+    `select needs a statement that returns rows; this one returned none and has run (${result.affectedRows} rows affected): use execute for statements that write`,
+  );
 }
 
 export function affectedRowsOf(result: StatementResult): AffectedRows {
@@ -37,17 +50,21 @@ export function countAffected(response: AffectedRows): number {
   return response.affectedRows;
 }
 
-export function countOne(row: Row | undefined): number {
+export function countOne(row: object | undefined): number {
   return row === undefined ? 0 : 1;
 }
 
-export function countRows(result: Row[] | WriteResult): number {
+export function countRows(result: object[] | WriteResult): number {
   return Array.isArray(result) ? result.length : result.affectedRows;
 }
 
-export function toQueryResponse(result: StatementResult): Row[] | WriteResult {
-  if (result.hasResultSet) return result.rows;
+/** What `execute` answers for any statement, and `query` for one that returns no rows. */
+export function writeResultOf(result: StatementResult): WriteResult {
   return result.insertId === undefined ? { affectedRows: result.affectedRows } : { affectedRows: result.affectedRows, insertId: result.insertId };
+}
+
+export function toQueryResponse<T extends object = Row>(result: StatementResult): T[] | WriteResult {
+  return result.hasResultSet ? rowsOf<T>(result) : writeResultOf(result);
 }
 
 /** An entry as the database receives it: defined values only, objects and arrays as JSON. */

@@ -7,6 +7,17 @@ export type { Statement } from './statement';
 
 export type Filter = Record<string, unknown>;
 
+/**
+ * Column → value pairs for a table whose rows are `T` (an entry to insert, data to update): only
+ * `T`'s columns, so an interface-typed object is accepted and a misspelt column does not compile.
+ * Values are `unknown`: what is written may differ from what is read (JSON objects stored as text,
+ * `bigint`, decimal strings).
+ */
+export type Entry<T extends object = Record<string, unknown>> = { readonly [Column in keyof T]?: unknown };
+
+/** A filter (see `Filter`) naming only the columns of `T`. */
+export type RowFilter<T extends object = Record<string, unknown>> = { readonly [Column in keyof T]?: unknown };
+
 function invalid(code: 'INVALID_FILTER' | 'INVALID_ARGUMENT', message: string): SqlResourceError {
   return new SqlResourceError(code, message);
 }

@@ -1,16 +1,17 @@
 import { EventEmitter } from 'eventemitter3';
 import { integerOption, parseResourceConfig, type ResourceConfig, type ServerSettings } from './config';
 import type { ServerFeatures, SqlDialect } from './dialect';
-import { defaultStreamBatchSize, type AdapterHooks, type ColumnInfo, type DriverAdapter, type Row, type StatementResult } from './driver-adapter';
+import { defaultStreamBatchSize, type AdapterHooks, type ColumnInfo, type DescribedStatement, type DriverAdapter, type Row, type StatementResult } from './driver-adapter';
+import { SqlResourceError } from './errors';
 import { queryArguments, settle, type Callback } from './callback';
-import { buildDelete, buildInsert, buildSelect, buildUpdate, splitTableName, type Filter } from './sql-builder';
+import { buildDelete, buildInsert, buildSelect, buildUpdate, splitTableName, type Entry, type Filter, type RowFilter } from './sql-builder';
 import { Delivery, StatementPath } from './statement-path';
 import type { QueryOptions, SqlResourceEvents } from './resource-events';
 import type { Executor, Statement } from './statement';
 import { Lifecycle } from './lifecycle';
 import { StreamSlots } from './stream-slots';
 import { TableCatalogue } from './table-catalogue';
-import { affectedRowsOf, countAffected, countOne, countRows, firstRow, keyOfInsertedRow, notUnique, rowsOf, same, storedForm, toQueryResponse, type AffectedRows, type WriteResult } from './responses';
+import { affectedRowsOf, countAffected, countOne, countRows, firstRow, keyOfInsertedRow, notUnique, requireResultSet, rowsOf, same, storedForm, toQueryResponse, writeResultOf, type AffectedRows, type WriteResult } from './responses';
 
 export type { QueryEvent } from './statement-path';
 export type { QueryOptions, SqlResourceEvents } from './resource-events';
@@ -139,49 +140,99 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     return this.#path.call({ operation: 'describe', table, work, respond: same, count: (columns) => columns.length, delivery: Delivery.None });
   }
 
-  query(sql: string, callback?: Callback<Row[] | WriteResult>): Promise<Row[] | WriteResult>;
-  query(sql: string, params: readonly unknown[], callback?: Callback<Row[] | WriteResult>): Promise<Row[] | WriteResult>;
-  query(sql: string, params: readonly unknown[], options: QueryOptions, callback?: Callback<Row[] | WriteResult>): Promise<Row[] | WriteResult>;
-  query(sql: string, paramsOrCallback?: unknown, optionsOrCallback?: unknown, callback?: Callback<Row[] | WriteResult>): Promise<Row[] | WriteResult> {
-    const call = queryArguments(sql, paramsOrCallback, optionsOrCallback, callback);
-    if (call.refused) return settle(Promise.reject(call.refused), call.callback, this.log, 'query');
-    const work = (pool: DriverAdapter): Promise<StatementResult> => this.#path.run(pool, { sql, values: call.values }, call.signal);
-    return this.#path.call({ operation: 'query', work, respond: toQueryResponse, count: countRows, callback: call.callback, delivery: Delivery.Response });
+  /**
+   * Prepares `sql` on the server without running it and answers the columns its result would
+   * have (none for a statement that returns no rows). `sql` has the dialect's markers (`?`,
+   * `$1`) where values go, as a compiled template's `sql`; no values are sent. The server's
+   * error (syntax, unknown table or column) rejects as a call's does; `sql-resources check` runs it.
+   */
+  describe(sql: string): Promise<DescribedStatement> {
+    const work = (pool: DriverAdapter): Promise<DescribedStatement> => {
+      if (typeof sql !== 'string' || sql.trim() === '') throw new SqlResourceError('INVALID_ARGUMENT', 'describe needs SQL text');
+      return pool.describe(sql);
+    };
+    return this.#path.call({ operation: 'describe', work, respond: same, count: (described) => described.columns.length, delivery: Delivery.None });
+  }
+
+  /** Rows for a statement that returns rows, `{ affectedRows, insertId? }` otherwise: `select` and `execute` say which in the type. */
+  query<T extends object = Row>(sql: string, callback?: Callback<T[] | WriteResult>): Promise<T[] | WriteResult>;
+  query<T extends object = Row>(sql: string, params: readonly unknown[], callback?: Callback<T[] | WriteResult>): Promise<T[] | WriteResult>;
+  query<T extends object = Row>(sql: string, params: readonly unknown[], options: QueryOptions, callback?: Callback<T[] | WriteResult>): Promise<T[] | WriteResult>;
+  query<T extends object = Row>(sql: string, paramsOrCallback?: unknown, optionsOrCallback?: unknown, callback?: Callback<T[] | WriteResult>): Promise<T[] | WriteResult> {
+    return this.#statement('query', sql, paramsOrCallback, optionsOrCallback, callback, toQueryResponse<T>, countRows);
+  }
+
+  /**
+   * A statement that returns rows, answered as `T[]`. One that returns none (a write) fails with
+   * `INVALID_ARGUMENT` once it has run, so the promise never holds something else than rows.
+   */
+  select<T extends object = Row>(sql: string, callback?: Callback<T[]>): Promise<T[]>;
+  select<T extends object = Row>(sql: string, params: readonly unknown[], callback?: Callback<T[]>): Promise<T[]>;
+  select<T extends object = Row>(sql: string, params: readonly unknown[], options: QueryOptions, callback?: Callback<T[]>): Promise<T[]>;
+  select<T extends object = Row>(sql: string, paramsOrCallback?: unknown, optionsOrCallback?: unknown, callback?: Callback<T[]>): Promise<T[]> {
+    return this.#statement('select', sql, paramsOrCallback, optionsOrCallback, callback, rowsOf<T>, countRows, requireResultSet);
+  }
+
+  /** Any statement, answered as `{ affectedRows, insertId? }`; rows it returns are counted, not kept. */
+  execute(sql: string, callback?: Callback<WriteResult>): Promise<WriteResult>;
+  execute(sql: string, params: readonly unknown[], callback?: Callback<WriteResult>): Promise<WriteResult>;
+  execute(sql: string, params: readonly unknown[], options: QueryOptions, callback?: Callback<WriteResult>): Promise<WriteResult>;
+  execute(sql: string, paramsOrCallback?: unknown, optionsOrCallback?: unknown, callback?: Callback<WriteResult>): Promise<WriteResult> {
+    return this.#statement('execute', sql, paramsOrCallback, optionsOrCallback, callback, writeResultOf, countAffected);
+  }
+
+  /** `query`, `select` and `execute`: the caller's SQL, answered by `respond`; `accept` may refuse its result first (within the call, so the event reports it). */
+  #statement<T>(
+    operation: string,
+    sql: string,
+    paramsOrCallback: unknown,
+    optionsOrCallback: unknown,
+    callback: Callback<T> | undefined,
+    respond: (result: StatementResult) => T,
+    count: (response: T) => number,
+    accept?: (result: StatementResult) => StatementResult,
+  ): Promise<T> {
+    const call = queryArguments(sql, paramsOrCallback, optionsOrCallback, callback, operation);
+    if (call.refused) return settle(Promise.reject(call.refused), call.callback, this.log, operation);
+    const run = (pool: DriverAdapter): Promise<StatementResult> => this.#path.run(pool, { sql, values: call.values }, call.signal);
+    const work = accept === undefined ? run : (pool: DriverAdapter): Promise<StatementResult> => run(pool).then(accept);
+    return this.#path.call({ operation, work, respond, count, callback: call.callback, delivery: Delivery.Response });
   }
 
   /**
    * Runs a row-returning statement and yields its rows as they are read, with bounded memory.
    * Ending the iteration early (break, return) frees the connection.
    */
-  async *stream(sql: string, params: readonly unknown[] = [], options: QueryOptions = {}): AsyncGenerator<Row, void, undefined> {
-    for await (const batch of this.streamBatches(sql, params, options)) yield* batch;
+  async *stream<T extends object = Row>(sql: string, params: readonly unknown[] = [], options: QueryOptions = {}): AsyncGenerator<T, void, undefined> {
+    for await (const batch of this.streamBatches<T>(sql, params, options)) yield* batch;
   }
 
   /**
    * `stream` a batch at a time: arrays of up to `streamBatchSize` rows, read from the database as
    * they are asked for. Cheaper per row than `stream`; the HTTP `list` endpoint uses it.
    */
-  streamBatches(sql: string, params: readonly unknown[] = [], options: QueryOptions = {}): AsyncGenerator<Row[], void, undefined> {
-    return this.#path.stream('stream', { sql, values: params }, { batchSize: this.streamBatchSize, signal: options.signal, admission: this.#slots });
+  streamBatches<T extends object = Row>(sql: string, params: readonly unknown[] = [], options: QueryOptions = {}): AsyncGenerator<T[], void, undefined> {
+    // The rows as the caller's type: a promise about the SQL, as for `select` (responses.ts, rowsOf).
+    return this.#path.stream('stream', { sql, values: params }, { batchSize: this.streamBatchSize, signal: options.signal, admission: this.#slots }) as AsyncGenerator<T[], void, undefined>;
   }
 
-  read(table: string, filter: Filter, callback?: Callback<Row[]>): Promise<Row[]> {
+  read<T extends object = Row>(table: string, filter: RowFilter<NoInfer<T>>, callback?: Callback<T[]>): Promise<T[]> {
     const work = (pool: DriverAdapter): Promise<StatementResult> =>
       this.#path.run(pool, this.#catalogue.typed(table, (typed) => buildSelect(this.dialect, table, typed.filter(filter))));
-    return this.#path.call({ operation: 'read', table, work, respond: rowsOf, count: countRows, callback, delivery: Delivery.Response });
+    return this.#path.call({ operation: 'read', table, work, respond: rowsOf<T>, count: countRows, callback, delivery: Delivery.Response });
   }
 
   /** Alias of `read`, as one sample of the reference engine's docs calls it. */
-  get(table: string, filter: Filter, callback?: Callback<Row[]>): Promise<Row[]> {
-    return this.read(table, filter, callback);
+  get<T extends object = Row>(table: string, filter: RowFilter<NoInfer<T>>, callback?: Callback<T[]>): Promise<T[]> {
+    return this.read<T>(table, filter, callback);
   }
 
-  insert(table: string, entry: Row, callback?: Callback<Row>): Promise<Row> {
+  insert<T extends object = Row>(table: string, entry: Entry<NoInfer<T>>, callback?: Callback<T>): Promise<T> {
     const work = (pool: DriverAdapter): Promise<StatementResult> => {
       if (this.#features.insertReturning) return this.#path.run(pool, this.#catalogue.typed(table, (typed) => buildInsert(this.dialect, table, typed.entry(entry), true)));
       return Promise.resolve(this.#catalogue.typed(table, (typed) => typed.entry(entry))).then((checked) => this.#insertAndReadBack(pool, table, checked));
     };
-    return this.#path.call({ operation: 'insert', table, work, respond: firstRow, count: countOne, callback, delivery: Delivery.Response });
+    return this.#path.call({ operation: 'insert', table, work, respond: firstRow<T>, count: countOne, callback, delivery: Delivery.Response });
   }
 
   /** Without RETURNING (MySQL, MariaDB < 10.5): inserts, then reads the row back by its primary key. */
@@ -193,7 +244,7 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     return { rows: [rows[rows.length - 1] ?? stored], hasResultSet: true, affectedRows: inserted.affectedRows };
   }
 
-  update(table: string, data: Row, filter: Filter, callback?: Callback<AffectedRows>): Promise<AffectedRows> {
+  update<T extends object = Row>(table: string, data: Entry<NoInfer<T>>, filter: RowFilter<NoInfer<T>>, callback?: Callback<AffectedRows>): Promise<AffectedRows> {
     const work = (pool: DriverAdapter): Promise<StatementResult> =>
       this.#path.run(pool, this.#catalogue.typed(table, (typed) => buildUpdate(this.dialect, table, typed.entry(data), typed.filter(filter))));
     return this.#path.call({ operation: 'update', table, work, respond: affectedRowsOf, count: countAffected, callback, delivery: Delivery.Response });
@@ -212,9 +263,9 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
    * (RETURNING, or read back in the same transaction by the key it now has), or `undefined`
    * when no row matched. The update endpoint runs on it.
    */
-  updateOne(table: string, data: Row, filter: Filter, callback?: Callback<Row | undefined>): Promise<Row | undefined> {
+  updateOne<T extends object = Row>(table: string, data: Entry<NoInfer<T>>, filter: RowFilter<NoInfer<T>>, callback?: Callback<T | undefined>): Promise<T | undefined> {
     const returning = this.dialect.supportsUpdateReturning;
-    const work = async (pool: DriverAdapter): Promise<Row | undefined> => {
+    const work = async (pool: DriverAdapter): Promise<T | undefined> => {
       const { values, key, readBack } = await this.#catalogue.typed(table, (typed) => {
         const typedKey = typed.filter(filter);
         return { values: typed.entry(data), key: typedKey, readBack: typed.keyAfter(data, typedKey) };
@@ -224,7 +275,7 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
         const matched = returning ? result.rows.length : result.affectedRows;
         if (matched > 1) throw notUnique('update', table, matched);
         if (matched === 0) return undefined;
-        return returning ? result.rows[0] : (await this.#path.run(transaction, buildSelect(this.dialect, table, readBack))).rows[0];
+        return firstRow<T>(returning ? result : await this.#path.run(transaction, buildSelect(this.dialect, table, readBack)));
       });
     };
     return this.#path.call({ operation: 'updateOne', table, work, respond: same, count: countOne, callback, delivery: Delivery.Response });

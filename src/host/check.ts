@@ -1,38 +1,49 @@
+import type { EndpointDefinition } from '../endpoints';
+import type { SqlResource } from '../sql-resource';
 import { createApp, type App } from './app';
+import { sqlProblems, type CheckReport, type CheckSinks } from './check-sql';
 import { problemsOf } from './problems';
 import type { Profile } from './profile';
+
+export type { CheckReport } from './check-sql';
 
 /** Says what `check` found that works but deserves a look; not a problem, so exit code 0. */
 export type CheckWarning = (message: string) => void;
 
-async function endpointProblems(app: App, warn: CheckWarning): Promise<string[]> {
+async function tableProblems(resource: SqlResource, table: string, endpoint: EndpointDefinition, where: string, warn: CheckWarning): Promise<string[]> {
+  const columns = await resource.columns(table);
+  if (columns.length === 0) return [`${where}: table '${table}' does not exist in resource '${endpoint.resource}'`];
+  if (endpoint.id_field === undefined) return [];
+  const key = columns.find((column) => column.name === endpoint.id_field);
+  if (key === undefined) return [`${where}: table '${table}' has no column '${endpoint.id_field}' (id_field)`];
+  if (!key.unique && endpoint.endpoint !== 'create') {
+    warn(
+      `${where}: id_field '${endpoint.id_field}' of table '${table}' is not unique (no primary key or unique index on it alone): ` +
+        'a request whose id matches several rows reads them all, and update/delete answer 409 and change nothing',
+    );
+  }
+  return [];
+}
+
+async function endpointProblems(app: App, sinks: CheckSinks): Promise<string[]> {
   const problems: string[] = [];
   for (const endpoint of app.endpoints) {
-    if (endpoint.table === undefined) continue;
     const where = `${endpoint.method} ${endpoint.path}`;
-    const columns = await app.resources.get(endpoint.resource).columns(endpoint.table);
-    if (columns.length === 0) {
-      problems.push(`${where}: table '${endpoint.table}' does not exist in resource '${endpoint.resource}'`);
-    } else if (endpoint.id_field !== undefined) {
-      const key = columns.find((column) => column.name === endpoint.id_field);
-      if (key === undefined) problems.push(`${where}: table '${endpoint.table}' has no column '${endpoint.id_field}' (id_field)`);
-      else if (!key.unique && endpoint.endpoint !== 'create') {
-        warn(
-          `${where}: id_field '${endpoint.id_field}' of table '${endpoint.table}' is not unique (no primary key or unique index on it alone): ` +
-            'a request whose id matches several rows reads them all, and update/delete answer 409 and change nothing',
-        );
-      }
-    }
+    const resource = app.resources.get(endpoint.resource);
+    if (endpoint.table !== undefined) problems.push(...(await tableProblems(resource, endpoint.table, endpoint, where, sinks.warn)));
+    if (endpoint.sql !== undefined) problems.push(...(await sqlProblems(resource, endpoint, where, sinks)));
   }
   return problems;
 }
 
 /**
- * Validates a profile, connects every resource and checks that each endpoint's table and id
- * column exist. Answers the problems found; none means all is well. `warn` hears what works
- * but deserves a look (an `id_field` that is not unique).
+ * Validates a profile, connects every resource and checks each endpoint: its table and id
+ * column exist, and its `sql` prepares on the server (without running). Answers the problems
+ * found; none means all is well. `warn` hears what works but deserves a look (an `id_field`
+ * that is not unique, a `{{name}}` in a comment); `report` gets one line per `sql` endpoint
+ * that prepared, naming its result columns.
  */
-export async function checkApp(source: Profile | string, warn: CheckWarning = () => undefined): Promise<string[]> {
+export async function checkApp(source: Profile | string, warn: CheckWarning = () => undefined, report: CheckReport = () => undefined): Promise<string[]> {
   let app: App;
   try {
     app = createApp(source);
@@ -45,7 +56,7 @@ export async function checkApp(source: Profile | string, warn: CheckWarning = ()
     return [...problemsOf(error)];
   }
   try {
-    return await endpointProblems(app, warn);
+    return await endpointProblems(app, { warn, report });
   } catch (error) {
     return [...problemsOf(error)];
   } finally {

@@ -131,7 +131,11 @@ async function check(profilePath: string, embeddedDataDir: string | undefined): 
   if (embeddedDataDir !== undefined) mode = await startEmbedded(profilePath, embeddedDataDir);
   let problems: string[];
   try {
-    problems = await checkApp(mode?.profile ?? profilePath, (warning) => console.warn(`warning: ${warning}`));
+    problems = await checkApp(
+      mode?.profile ?? profilePath,
+      (warning) => console.warn(`warning: ${warning}`),
+      (line) => console.log(line),
+    );
   } finally {
     await mode?.embedded.stop();
   }

@@ -256,6 +256,76 @@ describe.each(kinds)('%s resource methods', (kind: Kind) => {
     expect(columns.filter((column) => column.unique).map((column) => column.name)).toEqual(['id', 'name']);
     expect(await resource.columns('no_such_table_here')).toEqual([]);
   });
+
+  describe('columns the table does not have (UNKNOWN_COLUMN, as over HTTP)', () => {
+    const rowCount = async (name: string): Promise<number> => Number((await rawQuery(kind, `SELECT COUNT(*) AS n FROM ${q(kind, name)}`))[0].n);
+
+    it('refuses an insert naming an unknown column with UNKNOWN_COLUMN (400), naming it, and inserts nothing', async () => {
+      await resource.insert(table, { name: 'kept' });
+      expect(await rowCount(table)).toBe(1);
+      await expect(resource.insert(table, { name: 'ada', nickname: 'countess' })).rejects.toMatchObject({
+        name: 'SqlResourceError',
+        code: 'UNKNOWN_COLUMN',
+        statusCode: 400,
+        message: `unknown column in ${table}: nickname`,
+      });
+      await expect(resource.insert(table, { name: 'ada', nickname: 'x', alias: 'y' })).rejects.toMatchObject({
+        code: 'UNKNOWN_COLUMN',
+        message: `unknown columns in ${table}: nickname, alias`,
+      });
+      expect(await rowCount(table)).toBe(1);
+    });
+
+    it('hands the same error to an insert callback, alone, and inserts nothing', async () => {
+      const args = await new Promise<unknown[]>((resolve) => {
+        void resource.insert(table, { name: 'ada', nickname: 'countess' }, (...received: unknown[]) => resolve(received));
+      });
+      expect(args).toHaveLength(1);
+      expect(args[0]).toBeInstanceOf(SqlResourceError);
+      expect(args[0]).toMatchObject({ code: 'UNKNOWN_COLUMN', statusCode: 400, message: `unknown column in ${table}: nickname` });
+      expect(await rowCount(table)).toBe(0);
+    });
+
+    it('refuses update and updateOne data naming an unknown column, and changes nothing', async () => {
+      await resource.insert(table, { name: 'ada', score: 1 });
+      const expected = { code: 'UNKNOWN_COLUMN', statusCode: 400, message: `unknown column in ${table}: nickname` };
+      await expect(resource.update(table, { score: 2, nickname: 'countess' }, { name: 'ada' })).rejects.toMatchObject(expected);
+      await expect(resource.updateOne(table, { score: 2, nickname: 'countess' }, { name: 'ada' })).rejects.toMatchObject(expected);
+      await expect(resource.update(table, { score: 2 }, { nickname: 'countess' })).rejects.toMatchObject(expected);
+      expect(await rawQuery(kind, `SELECT name, score FROM ${q(kind, table)}`)).toEqual([{ name: 'ada', score: 1 }]);
+    });
+
+    it('refuses a column name full of SQL metacharacters without echoing it', async () => {
+      await resource.insert(table, { name: 'kept' });
+      const hostile = `nick"; DROP TABLE ${table}; -- \`x\` /*`;
+      const refused = await resource.insert(table, { name: 'ada', [hostile]: 'x' }).catch((error: SqlResourceError) => error);
+      expect(refused).toMatchObject({ code: 'UNKNOWN_COLUMN', statusCode: 400, message: `unknown column in ${table}: 1 other` });
+      const mixed = await resource.update(table, { nickname: 'x', [hostile]: 'y' }, { name: 'kept' }).catch((error: SqlResourceError) => error);
+      expect(mixed).toMatchObject({ code: 'UNKNOWN_COLUMN', message: `unknown columns in ${table}: nickname, 1 other` });
+      expect((refused as Error).message).not.toContain('DROP');
+      expect((mixed as Error).message).not.toContain('DROP');
+      expect(await rawQuery(kind, `SELECT name FROM ${q(kind, table)}`)).toEqual([{ name: 'kept' }]);
+    });
+
+    it.each(['insert', 'update'] as const)('%s accepts a column added by ALTER TABLE after the catalogue was cached', async (method) => {
+      const altered = uniqueName('sr_added');
+      await rawQuery(kind, `CREATE TABLE ${q(kind, altered)} (id INT PRIMARY KEY, name VARCHAR(20))`);
+      try {
+        await resource.insert(altered, { id: 1, name: 'first' });
+        expect((await resource.columns(altered)).map((column) => column.name)).toEqual(['id', 'name']);
+        await rawQuery(kind, `ALTER TABLE ${q(kind, altered)} ADD COLUMN colour VARCHAR(20)`);
+        if (method === 'insert') {
+          expect(await resource.insert(altered, { id: 2, name: 'second', colour: 'red' })).toEqual({ id: 2, name: 'second', colour: 'red' });
+        } else {
+          expect(await resource.update(altered, { colour: 'red' }, { id: 1 })).toEqual({ affectedRows: 1 });
+        }
+        expect((await resource.columns(altered)).map((column) => column.name)).toEqual(['id', 'name', 'colour']);
+        expect(await rawQuery(kind, `SELECT colour FROM ${q(kind, altered)} WHERE colour IS NOT NULL`)).toEqual([{ colour: 'red' }]);
+      } finally {
+        await rawQuery(kind, `DROP TABLE ${q(kind, altered)}`);
+      }
+    });
+  });
 });
 
 describe('mysql resource on a server without INSERT … RETURNING (MySQL)', () => {

@@ -1,6 +1,22 @@
 import type { SqlDialect } from '../../dialect';
 import { MysqlScanner } from './template-scanner';
 
+/**
+ * ER_PARSE_ERROR quotes the statement from the offending token on (`near '? LIMIT 5' at line 1`),
+ * cut to about 80 characters with `...`: found again in `sql`, from the start of the line named.
+ */
+function parseErrorOffset(error: unknown, sql: string): number | undefined {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code !== 'ER_PARSE_ERROR' || typeof message !== 'string') return undefined;
+  const near = /near '([\s\S]*)' at line (\d+)$/.exec(message);
+  if (!near) return undefined;
+  const [, quoted, line] = near;
+  if (sql.endsWith(quoted)) return sql.length - quoted.length;
+  const lineStart = sql.split('\n').slice(0, Number(line) - 1).reduce((start, text) => start + text.length + 1, 0);
+  const offset = sql.indexOf(quoted.replace(/\.\.\.$/, ''), lineStart);
+  return offset < 0 ? undefined : offset;
+}
+
 /** MySQL and MariaDB: backquoted names, `?` markers, no `UPDATE … RETURNING`. */
 export const mysqlDialect: SqlDialect = Object.freeze({
   name: 'mysql',
@@ -20,5 +36,6 @@ export const mysqlDialect: SqlDialect = Object.freeze({
     ]),
     // mysql2's pool (wait queue full, no connection and no waiting) and a connection that died under a call.
     unavailableMessage: /queue limit reached|no connections available|can't add new command when connection is in closed state|connection lost/i,
+    syntaxErrorOffset: parseErrorOffset,
   }),
 });

@@ -4,8 +4,9 @@ import { poolClosed } from '../../errors';
 import type { ServerSettings } from '../../config';
 import type { ServerFeatures } from '../../dialect';
 import type { IntegerRange } from '../../integers';
-import type { AdapterHooks, ColumnInfo, ColumnType, DriverAdapter, PoolWait, Row, StatementResult } from '../../driver-adapter';
+import type { AdapterHooks, ColumnInfo, ColumnType, DescribedStatement, DriverAdapter, PoolWait, Row, StatementResult } from '../../driver-adapter';
 import type { Executor, Statement } from '../../statement';
+import { mysqlTypeName, type MysqlColumnDefinition } from './mysql-type-names';
 
 /** What runs a statement: the pool, or one connection of it. */
 interface MysqlQueryable {
@@ -25,12 +26,20 @@ interface MysqlConnection extends MysqlQueryable {
   /** Stops and restarts reading the socket, so a slow reader holds back a large result. */
   pause(): void;
   resume(): void;
+  /** Prepares on the server and keeps the statement in the connection's cache (`execute` uses it too). */
+  prepare(sql: string, callback: (error: MysqlError | null, statement: MysqlPreparedStatement) => void): void;
+  /** Drops a statement from that cache and closes it on the server. */
+  unprepare(sql: string): void;
   release(): void;
   destroy(): void;
   /** The socket: mysql2's `destroy()` only half-closes it. */
   readonly stream?: { destroy(): void };
 }
 type MysqlCallback = (error: MysqlError | null, result: unknown) => void;
+/** What mysql2's `prepare` answers: the result's column definitions. */
+interface MysqlPreparedStatement {
+  readonly columns: readonly MysqlColumnDefinition[];
+}
 interface MysqlError extends Error {
   errno?: number;
 }
@@ -241,6 +250,20 @@ export class MysqlAdapter implements DriverAdapter {
         // for net_write_timeout (60 s), holding its locks. A full close fails that write at once.
         connection.stream?.destroy();
       }
+    }
+  }
+
+  async describe(sql: string): Promise<DescribedStatement> {
+    const connection = await this.#connection();
+    try {
+      const statement = await new Promise<MysqlPreparedStatement>((resolve, reject) =>
+        connection.prepare(sql, (error, prepared) => (error ? reject(error) : resolve(prepared))),
+      );
+      return { columns: statement.columns.map((column) => ({ name: column.name, type: mysqlTypeName(column) })) };
+    } finally {
+      // Closed, and out of mysql2's cache: `close()` alone would leave a closed statement there for `execute` to find.
+      connection.unprepare(sql);
+      connection.release();
     }
   }
 

@@ -16,5 +16,12 @@ export const postgresDialect: SqlDialect = Object.freeze({
     ]),
     // pg-pool waiting past connectionTimeoutMillis, and a client whose connection ended under a call.
     unavailableMessage: /timeout exceeded when trying to connect|connection terminated|client has encountered a connection error/i,
+    // pg's `position` counts characters from 1; a JavaScript index counts UTF-16 units.
+    syntaxErrorOffset: (error: unknown, sql: string) => {
+      const { code, position } = (error ?? {}) as { code?: unknown; position?: unknown };
+      const characters = Number(position);
+      if (code !== '42601' || !Number.isSafeInteger(characters) || characters < 1) return undefined;
+      return Array.from(sql).slice(0, characters - 1).join('').length;
+    },
   }),
 });

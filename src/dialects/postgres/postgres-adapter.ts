@@ -5,9 +5,10 @@ import { callerGone, watchCancel } from '../../cancellation';
 import { poolClosed } from '../../errors';
 import type { ServerFeatures } from '../../dialect';
 import type { IntegerRange } from '../../integers';
-import type { AdapterHooks, ColumnInfo, ColumnType, DriverAdapter, PoolWait, Row, StatementResult } from '../../driver-adapter';
+import type { AdapterHooks, ColumnInfo, ColumnType, DescribedStatement, DriverAdapter, PoolWait, Row, StatementResult } from '../../driver-adapter';
 import type { Executor, Statement } from '../../statement';
 import { postgresDialect } from './dialect';
+import { describeOn } from './postgres-describe';
 
 /** What runs a statement: the pool, or one client of it (the slice of both this adapter uses). */
 interface PgQueryable {
@@ -117,6 +118,8 @@ export class PostgresAdapter implements DriverAdapter {
   readonly #hooks: AdapterHooks;
   readonly #statementNames = new Map<string, string>();
   #namedCount = 0;
+  /** Type names by OID, for `describe`. */
+  readonly #typeNames = new Map<number, string>();
   readonly #encodeDate?: (date: Date) => string;
   readonly #parseTimestamp?: (text: string) => Date | string;
   readonly #integers: Readonly<Record<string, number>>;
@@ -317,6 +320,18 @@ export class PostgresAdapter implements DriverAdapter {
       type: postgresColumnType(String(row.data_type)),
       unique: row.is_unique === true,
     }));
+  }
+
+  async describe(sql: string): Promise<DescribedStatement> {
+    const pool = this.#pool;
+    if (!pool) throw poolClosed();
+    const client = await pool.connect();
+    try {
+      return await describeOn(client, sql, this.#typeNames);
+    } finally {
+      // The server's error ends with its ReadyForQuery: the client stays usable.
+      client.release();
+    }
   }
 
   async close(): Promise<void> {
