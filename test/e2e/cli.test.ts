@@ -68,7 +68,7 @@ describe('sql-resources CLI', () => {
     writeFileSync(invalid, stringify({ resources: { db: { _class: 'oracle', server: {} } } }));
     const refused = await runCli(['check', invalid]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("unknown _class 'oracle'");
+    expect(refused.stderr.trim()).toBe(`${invalid} has 1 problem:\n- line 3, column 13: resources.db._class: 'oracle' is not one of mysql, mariadb, postgres, postgresql`);
   });
 
   it('check reports a YAML syntax error without printing the password next to it', async () => {
