@@ -63,7 +63,7 @@ function requestId(request: EndpointRequest): unknown {
   if (fromPath !== undefined && fromPath !== '') return fromPath;
   const fromBody = isPlainObject(request.body) ? request.body.id : undefined;
   if (fromBody === undefined || fromBody === null || fromBody === '' || isPlainObject(fromBody) || Array.isArray(fromBody)) {
-    throw new SqlResourceError('MISSING_ID', 'missing id: give it as the :id path parameter or as "id" in the JSON body');
+    throw new SqlResourceError('MISSING_ID', 'missing id: give it as the :id path parameter or as "id" in the JSON body', { field: 'id' });
   }
   return fromBody;
 }
@@ -79,7 +79,7 @@ function objectBody(request: EndpointRequest): Record<string, unknown> {
 /** For a call naming a row by its id: an id its key column cannot take is the client's INVALID_ID. */
 function asInvalidId(error: unknown): never {
   if (!(error instanceof SqlResourceError) || error.code !== 'INVALID_FILTER') throw error;
-  throw new SqlResourceError('INVALID_ID', error.message.replace(/^filter value for/, 'the id for'), { cause: error });
+  throw new SqlResourceError('INVALID_ID', error.message.replace(/^filter value for/, 'the id for'), { cause: error, field: 'id' });
 }
 
 /** Template variables: the endpoint's configuration first, then path, then query string. */
@@ -89,8 +89,8 @@ function templateLookup(config: Readonly<Record<string, unknown>>, request: Endp
     const fromPath = request.params[name];
     if (fromPath !== undefined) return fromPath;
     const fromQuery = Object.prototype.hasOwnProperty.call(request.query, name) ? request.query[name] : undefined;
-    if (Array.isArray(fromQuery)) throw new SqlResourceError('TEMPLATE_VARIABLE', `template variable '${name}' is given more than once in the query string`);
-    if (fromQuery === undefined) throw new SqlResourceError('TEMPLATE_VARIABLE', `template variable '${name}' is missing from the request`);
+    if (Array.isArray(fromQuery)) throw new SqlResourceError('TEMPLATE_VARIABLE', `template variable '${name}' is given more than once in the query string`, { field: name });
+    if (fromQuery === undefined) throw new SqlResourceError('TEMPLATE_VARIABLE', `template variable '${name}' is missing from the request`, { field: name });
     return fromQuery;
   };
 }

@@ -36,7 +36,21 @@ export const errorCatalogue = {
 
 export type ErrorCode = keyof typeof errorCatalogue;
 
-export interface SqlResourceErrorDetails {
+/**
+ * What an error is about, besides its message, for a client to act on without parsing text:
+ * set where the error is made, and put in the HTTP nok envelope next to `error`.
+ */
+export interface ErrorSubject {
+  /** The request field at fault: a template variable, or `id` (the row id of an HTTP endpoint). */
+  field?: string;
+  /**
+   * The columns at fault: the table's own (a value its type refuses), or names a caller gave
+   * that the table lacks; of these only identifier-like names are listed, never other text.
+   */
+  columns?: readonly string[];
+}
+
+export interface SqlResourceErrorDetails extends ErrorSubject {
   cause?: unknown;
   /** The driver's own code, e.g. `ER_DUP_ENTRY` (mysql2) or `23505` (pg). */
   driverCode?: string;
@@ -54,6 +68,8 @@ export class SqlResourceError extends Error {
    * the catalogue's summary and structured names (column, constraint) only.
    */
   readonly clientMessage?: string;
+  readonly field?: string;
+  readonly columns?: readonly string[];
 
   constructor(code: ErrorCode, message: string, details: SqlResourceErrorDetails & { clientMessage?: string } = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -63,6 +79,8 @@ export class SqlResourceError extends Error {
     if (details.driverCode !== undefined) this.driverCode = details.driverCode;
     if (details.sqlState !== undefined) this.sqlState = details.sqlState;
     if (details.clientMessage !== undefined) this.clientMessage = details.clientMessage;
+    if (details.field !== undefined) this.field = details.field;
+    if (details.columns !== undefined && details.columns.length > 0) this.columns = Object.freeze([...details.columns]);
   }
 }
 
@@ -123,7 +141,9 @@ export function fromDriverError(operation: string, error: unknown, context: Driv
   scrubSecret(error, secret);
   const code = catalogueCodeOf(error, driverCode, sqlState, context.errors);
   const clientMessage = `${operation} failed: ${errorCatalogue[code].summary}${structuredNames(error)}${driverCode ? ` (${driverCode})` : ''}`;
-  return new SqlResourceError(code, message, { cause: error, driverCode, sqlState, clientMessage });
+  // pg names the column of some errors (NOT NULL) in a field of its own; mysql2 only in its text.
+  const column = stringField(error, 'column');
+  return new SqlResourceError(code, message, { cause: error, driverCode, sqlState, clientMessage, columns: column ? [column] : undefined });
 }
 
 function catalogueCodeOf(error: unknown, driverCode: string | undefined, sqlState: string | undefined, dialect: DialectErrors | undefined): ErrorCode {

@@ -87,7 +87,7 @@ function nonNegativeIntegerConverter(name: string): Converter {
   const message = `template variable '${name}' must be a non-negative integer (LIMIT/OFFSET)`;
   return (value) => {
     const converted = toNonNegativeInteger(value);
-    if (converted === undefined) throw new SqlResourceError('TEMPLATE_VARIABLE', message);
+    if (converted === undefined) throw new SqlResourceError('TEMPLATE_VARIABLE', message, { field: name });
     return converted;
   };
 }

@@ -90,7 +90,7 @@ export function typedFilter(table: TableShape, tableName: string, filter: Filter
 function filterValue(column: ColumnInfo, value: unknown): unknown {
   const typed = keyValueOrUndefined(column.type, value);
   if (typed === undefined) {
-    throw new SqlResourceError('INVALID_FILTER', `filter value for '${column.name}' must be ${expected[column.type]} (${column.type} column)`);
+    throw new SqlResourceError('INVALID_FILTER', `filter value for '${column.name}' must be ${expected[column.type]} (${column.type} column)`, { columns: [column.name] });
   }
   return typed;
 }
@@ -131,7 +131,7 @@ export function typedEntry(table: TableShape, tableName: string, entry: Row): Ro
     }
     const writable = writableOrUndefined(column.type, value);
     if (writable === undefined) {
-      throw new SqlResourceError('INVALID_VALUE', `value for '${column.name}' must be ${expected[column.type]} (${column.type} column)`);
+      throw new SqlResourceError('INVALID_VALUE', `value for '${column.name}' must be ${expected[column.type]} (${column.type} column)`, { columns: [column.name] });
     }
     typed[name] = writable;
   }
@@ -150,7 +150,7 @@ export function writtenKey(table: TableShape, data: Row, filter: Filter): Filter
     const column = table.column(name);
     const value = column && data[name] !== null ? keyValueOrUndefined(column.type, data[name]) : undefined;
     if (column === undefined || value === undefined) {
-      throw new SqlResourceError('INVALID_VALUE', `value for the key column '${name}' must be ${column ? expected[column.type] : 'a scalar'}`);
+      throw new SqlResourceError('INVALID_VALUE', `value for the key column '${name}' must be ${column ? expected[column.type] : 'a scalar'}`, { columns: column ? [column.name] : [] });
     }
     key[name] = value;
   }
@@ -164,7 +164,7 @@ function unknownColumns(table: string, names: string[]): SqlResourceError {
   const printable = names.filter((name) => printableName.test(name));
   const others = names.length - printable.length;
   const listed = [...printable, ...(others > 0 ? [`${others} other${others > 1 ? 's' : ''}`] : [])].join(', ');
-  return new SqlResourceError('UNKNOWN_COLUMN', `unknown column${names.length > 1 ? 's' : ''} in ${table}: ${listed}`);
+  return new SqlResourceError('UNKNOWN_COLUMN', `unknown column${names.length > 1 ? 's' : ''} in ${table}: ${listed}`, { columns: printable });
 }
 
 /**

@@ -103,7 +103,7 @@ describe.each(kinds)('%s endpoints over HTTP', (kind: Kind) => {
   it('answers 400 naming a missing or repeated template variable', async () => {
     const missing = await call(app, 'GET', '/by-city');
     expect(missing.status).toBe(400);
-    expect(missing.body).toEqual({ code: 'nok', message: "template variable 'city' is missing from the request", error: 'TEMPLATE_VARIABLE' });
+    expect(missing.body).toEqual({ code: 'nok', message: "template variable 'city' is missing from the request", error: 'TEMPLATE_VARIABLE', field: 'city' });
     const repeated = await call(app, 'GET', '/by-city?city=Paris&city=Lyon');
     expect(repeated.status).toBe(400);
     expect(repeated.body.message).toContain("'city' is given more than once");

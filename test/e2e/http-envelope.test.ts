@@ -142,6 +142,6 @@ describe.each(kinds)('%s answers in the envelope', (kind: Kind) => {
   it('keeps the message of a 4xx from the resource', async () => {
     const answer = await call(app, 'GET', '/search');
     expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({ code: 'nok', message: "template variable 'q' is missing from the request", error: 'TEMPLATE_VARIABLE' });
+    expect(answer.body).toEqual({ code: 'nok', message: "template variable 'q' is missing from the request", error: 'TEMPLATE_VARIABLE', field: 'q' });
   });
 });

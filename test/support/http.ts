@@ -4,7 +4,7 @@ export interface HttpAnswer {
   status: number;
   contentType: string;
   headers: Headers;
-  body: { code: string; message: string; data?: unknown; total?: number };
+  body: { code: string; message: string; data?: unknown; total?: number; error?: string; field?: string; columns?: string[] };
   text: string;
 }
 

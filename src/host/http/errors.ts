@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import createDebug from 'debug';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { errorCatalogue, SqlResourceError, type ErrorCode } from '../../errors';
+import { errorCatalogue, SqlResourceError, type ErrorCode, type ErrorSubject } from '../../errors';
 
 const log = createDebug('sql-resources:http');
 
@@ -13,9 +13,9 @@ const jsonType = 'application/json; charset=utf-8';
  * reading it), the connection closes after the answer: kept alive, it would wait for the rest
  * of a body nobody reads, and hold `stop()` until the request timeout.
  */
-export function sendNok(request: FastifyRequest, reply: FastifyReply, statusCode: number, error: ErrorCode, message: string): void {
+export function sendNok(request: FastifyRequest, reply: FastifyReply, statusCode: number, error: ErrorCode, message: string, subject: ErrorSubject = {}): void {
   if (!request.raw.complete && hasBody(request)) void reply.header('connection', 'close');
-  void reply.code(statusCode).type(jsonType).send(nokBody(error, message));
+  void reply.code(statusCode).type(jsonType).send(nokBody(error, message, subject));
 }
 
 /** A request without a body is read whole with its headers, even before Node marks it `complete`. */
@@ -24,13 +24,13 @@ function hasBody(request: FastifyRequest): boolean {
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-/** The nok envelope as JSON text. */
-export function nokBody(error: ErrorCode, message: string): string {
-  return JSON.stringify({ code: 'nok', message, error });
+/** The nok envelope as JSON text: `field` and `columns` only when the error names them. */
+export function nokBody(error: ErrorCode, message: string, { field, columns }: ErrorSubject = {}): string {
+  return JSON.stringify({ code: 'nok', message, error, field, columns });
 }
 
 /** What a client is told about an error. */
-export interface ErrorAnswer {
+export interface ErrorAnswer extends ErrorSubject {
   statusCode: number;
   error: ErrorCode;
   message: string;
@@ -84,7 +84,9 @@ export function errorAnswer(error: unknown, requestId: string, exposeErrors: boo
   // except for a 5xx the profile chose to expose (server.exposeErrors, for debugging).
   if (error instanceof SqlResourceError) {
     const exposed = error.statusCode >= 500 && exposeErrors;
-    answer = { statusCode: error.statusCode, error: error.code, message: exposed ? error.message : (error.clientMessage ?? error.message) };
+    // What the error names is withheld from a generic 5xx, like its message.
+    const subject = error.statusCode < 500 || exposeErrors ? { field: error.field, columns: error.columns } : {};
+    answer = { statusCode: error.statusCode, error: error.code, message: exposed ? error.message : (error.clientMessage ?? error.message), ...subject };
   }
   else if (typeof code === 'string' && frameworkAnswers.has(code)) {
     const known = frameworkAnswers.get(code) as { error: ErrorCode; message: string };
@@ -107,7 +109,7 @@ export function errorHandler(exposeErrors: boolean) {
       const detail = caught instanceof SqlResourceError ? caught.message : (caught.stack ?? String(caught));
       log('request %s: %s %s → %d %s: %s', request.id, request.method, request.url.split('?')[0], answer.statusCode, answer.error, detail);
     }
-    sendNok(request, reply, answer.statusCode, answer.error, answer.message);
+    sendNok(request, reply, answer.statusCode, answer.error, answer.message, answer);
   };
 }
 
