@@ -54,8 +54,7 @@ export function loadProfile(source: Profile | string): Profile {
 }
 
 function tooLarge(path: string, size: number): SqlResourceError {
-  const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-  return new SqlResourceError('CONFIG_INVALID', `profile ${path} is ${mib(size)}; a profile may hold at most ${mib(maxProfileBytes)}`);
+  return new SqlResourceError('CONFIG_INVALID', `profile ${path} holds ${size} bytes; a profile may hold at most ${maxProfileBytes} (1 MiB)`);
 }
 
 function locatorOf(file: string, doc: Document, lines: LineCounter): ProfileLocator {

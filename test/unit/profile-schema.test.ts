@@ -72,14 +72,14 @@ describe('unknown keys', () => {
   it('keeps application settings under app: and x- keys, and refuses other top-level keys', () => {
     const app = createApp({ app: { pageSize: 20 }, 'x-team': 'orders', resources: {} });
     expect([app.profile.app, app.profile['x-team']]).toEqual([{ pageSize: 20 }, 'orders']);
-    expect(() => createApp({ pageSize: 20 })).toThrow("profile has 1 problem:\n- profile: unknown key 'pageSize'");
+    expect(() => createApp({ pageSize: 20 })).toThrow("profile has 1 problem:\n- profile: unknown key 'pageSize' (application settings go under 'app:' or an 'x-' key)");
   });
 
   it('suggests the class a misspelt _class meant, and refuses keepAliveInterval on postgres (a mysql setting)', () => {
     const yaml = 'resources:\n  a:\n    _class: postgress\n    server: { host: 127.0.0.1, database: test }\n  b:\n    _class: postgres\n    keepAliveInterval: 5\n    server: { host: 127.0.0.1, database: test }\n';
     expect(problemsOfFile(yaml)).toEqual([
       "line 3, column 13: resources.a._class: 'postgress' is not one of mysql, mariadb, postgres, postgresql (did you mean 'postgres'?)",
-      "line 7, column 5: resources.b: unknown key 'keepAliveInterval'",
+      "line 7, column 5: resources.b: unknown key 'keepAliveInterval' (a setting of mysql resources only)",
     ]);
   });
 });
@@ -139,9 +139,10 @@ describe('hostile files', () => {
 
   it('refuses a 10 MB profile before reading it, naming the limit', () => {
     const path = files.path('huge.yml');
-    writeFileSync(path, `app:\n  filler: "${'x'.repeat(10 * 1024 * 1024)}"\n`);
+    const text = `app:\n  filler: "${'x'.repeat(10 * 1024 * 1024)}"\n`;
+    writeFileSync(path, text);
     expect(maxProfileBytes).toBe(1024 * 1024);
-    expect(() => createApp(path)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: `profile ${path} is 10.0 MiB; a profile may hold at most 1.0 MiB` }));
+    expect(() => createApp(path)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: `profile ${path} holds ${text.length} bytes; a profile may hold at most 1048576 (1 MiB)` }));
   });
 });
 
@@ -163,7 +164,7 @@ describe('registered classes', () => {
     const app = createApp({ resources: { r: { _class: 'regional', region: 'eu', server }, p: { _class: 'plain-mysql', server } } });
     expect(app.resources.get('r')).toBeInstanceOf(RegionalResource);
     expect(() => createApp({ resources: { p: { _class: 'plain-mysql', region: 'eu', server: { ...server, prot: 1 } } } })).toThrow(
-      "profile has 2 problems:\n- resources.p: unknown key 'region'\n- resources.p.server: unknown key 'prot' (did you mean 'port'?)",
+      "profile has 2 problems:\n- resources.p: unknown key 'region' (a setting of regional resources only)\n- resources.p.server: unknown key 'prot' (did you mean 'port'?)",
     );
   });
 });

@@ -69,12 +69,29 @@ function nestedHome(key: string, schema: JsonSchema, definitions: CompiledSchema
   return undefined;
 }
 
+/**
+ * Why a key known elsewhere is unknown here: a setting of another resource class
+ * (`keepAliveInterval` on postgres), or an application setting at the top level.
+ */
+function otherKindHint(key: string, path: ProblemPath, definitions: CompiledSchema['definitions']): string {
+  if (path.length === 0) return ` (application settings go under 'app:' or an 'x-' key)`;
+  if (path.length !== 2 || path[0] !== 'resources') return '';
+  const owners = Object.entries(definitions)
+    .filter(([name, definition]) => name.startsWith('resource.') && Object.prototype.hasOwnProperty.call(definition.properties ?? {}, key))
+    .map(([name]) => name.slice('resource.'.length));
+  return owners.length > 0 ? ` (a setting of ${owners.join(', ')} resources only)` : '';
+}
+
 function unknownKey(error: ErrorObject, definitions: CompiledSchema['definitions']): Problem {
   const key = (error.params as { additionalProperty: string }).additionalProperty;
   const schema = (error.parentSchema ?? {}) as JsonSchema;
+  const path = pathOf(error.instancePath);
   const home = nestedHome(key, schema, definitions);
-  const hint = home !== undefined ? ` (did you mean '${home}'? it belongs under '${home.split('.')[0]}:')` : didYouMean(key, Object.keys((schema.properties ?? {}) as object));
-  return { path: pathOf(error.instancePath), key, message: `unknown key '${key}'${hint}` };
+  const hint =
+    home !== undefined
+      ? ` (did you mean '${home}'? it belongs under '${home.split('.')[0]}:')`
+      : didYouMean(key, Object.keys((schema.properties ?? {}) as object)) || otherKindHint(key, path, definitions);
+  return { path, key, message: `unknown key '${key}'${hint}` };
 }
 
 /** One problem in words for an Ajv error, or undefined for those that only echo another. */
