@@ -1,4 +1,5 @@
 import type { JsonSchema } from './config-schema';
+import type { SqlDialect } from './dialect';
 import { SqlResourceError } from './errors';
 import type { SqlResource } from './sql-resource';
 import { MysqlResource } from './dialects/mysql/mysql-resource';
@@ -7,9 +8,10 @@ import { PostgresResource } from './dialects/postgres/postgres-resource';
 /**
  * A resource class. Its static `configSchema`, when it has one, is the JSON Schema of its
  * `resources.<id>` entry: the profile schema takes it under the class's `_class` names, and a
- * subclass inherits its parent's unless it declares its own.
+ * subclass inherits its parent's unless it declares its own. Its static `dialect` lets a
+ * profile's templates be checked even when that resource's settings are refused.
  */
-export type ResourceClass = (new (id: string, config: unknown) => SqlResource) & { readonly configSchema?: JsonSchema };
+export type ResourceClass = (new (id: string, config: unknown) => SqlResource) & { readonly configSchema?: JsonSchema; readonly dialect?: SqlDialect };
 
 const builtIn: Readonly<Record<string, ResourceClass>> = Object.freeze({
   mysql: MysqlResource,

@@ -1,4 +1,6 @@
 import { isPlainObject } from '../config';
+import type { SqlDialect } from '../dialect';
+import { registeredClassEntries } from '../registry';
 import { ResourceManager } from '../resource-manager';
 import { validateEndpoints, type ValidatedEndpoints } from './endpoint-config';
 import { httpOptions, profileInteger } from './http';
@@ -40,6 +42,12 @@ function problemFromMessage(message: string, under: ProblemPath, profile: unknow
     if (valueAt(profile, path) !== undefined) return { path, message: named[2] };
   }
   return { path: under, message: text };
+}
+
+/** The dialect of a resource configuration's `_class`, for one whose settings were refused. */
+function classDialect(config: unknown): SqlDialect | undefined {
+  const name = isPlainObject(config) ? config._class : undefined;
+  return registeredClassEntries().find(([registered]) => registered === name)?.[1].dialect;
 }
 
 /** Builds every resource the schema passed; what a constructor refuses is one more problem. */
@@ -86,7 +94,8 @@ export function buildProfile(profile: Profile, defaultPort: number): BuiltProfil
   const declared = new Set(Object.keys(isPlainObject(profile.resources) ? profile.resources : {}));
   const endpoints = Array.isArray(server.endpoints) || !flagged(problems, 'server').has('endpoints') ? server.endpoints : undefined;
   const skip = flagged(problems, 'server', 'endpoints') as Set<number>;
-  const { problems: endpointProblems, ...validated } = validateEndpoints(endpoints, { resources, declared, hasLib: server.lib !== undefined, skip });
+  const dialectOf = (id: string): SqlDialect | undefined => (resources.exist(id) ? resources.get(id).dialect : classDialect((profile.resources as Record<string, unknown>)[id]));
+  const { problems: endpointProblems, ...validated } = validateEndpoints(endpoints, { declared, dialectOf, hasLib: server.lib !== undefined, skip });
   problems.push(...endpointProblems);
   const http = setting(() => httpOptions(server), problems, profile);
   const port = setting(() => profileInteger(server, 'port', defaultPort, 0, 65535), problems, profile);

@@ -1,6 +1,6 @@
 import { isPlainObject } from '../config';
 import { compileEndpointSql, endpointKinds, isEndpointKind, type EndpointDefinition, type EndpointKind } from '../endpoints';
-import type { ResourceManager } from '../resource-manager';
+import type { SqlDialect } from '../dialect';
 import type { CompiledTemplate } from '../template';
 import type { Problem } from './problems';
 import { didYouMean } from './schema/did-you-mean';
@@ -21,9 +21,13 @@ export interface ValidatedEndpoints {
 }
 
 export interface EndpointContext {
-  readonly resources: ResourceManager;
   /** Ids under `resources`, built or not: an endpoint naming one that failed is not told it is undeclared. */
   readonly declared: ReadonlySet<string>;
+  /**
+   * The dialect of a declared resource, from its class even when its settings were refused, so
+   * that its endpoints' templates are still checked; undefined when its class is unknown.
+   */
+  readonly dialectOf: (resourceId: string) => SqlDialect | undefined;
   readonly hasLib: boolean;
   /** Indexes of entries the profile schema already found wrong; their problems are listed once. */
   readonly skip?: ReadonlySet<number>;
@@ -52,7 +56,9 @@ function unusedKeys(entry: Record<string, unknown>, kind: EndpointKind, template
   return Object.keys(entry)
     .filter((key) => !known.includes(key) && !used.has(key))
     .map((key) => {
-      const why = namesInText.has(key) ? ` ({{${key}}} stands only in a SQL comment, which the template does not read)` : didYouMean(key, known);
+      const why = namesInText.has(key)
+        ? ` ({{${key}}} stands only where the template reads no variables: in a SQL comment or a dollar-quoted string)`
+        : didYouMean(key, [...known, ...used]);
       return { key, message: `unknown key '${key}'${template === undefined ? '' : ': no template of this endpoint uses it'}${why}` };
     });
 }
@@ -80,7 +86,7 @@ function missingKeys(entry: Record<string, unknown>, kind: keyof typeof endpoint
  * broken profile is fixed in one pass.
  */
 export function validateEndpoints(endpoints: unknown, context: EndpointContext): ValidatedEndpoints {
-  const { resources, declared, hasLib } = context;
+  const { declared, dialectOf, hasLib } = context;
   const result: ValidatedEndpoints = { database: [], handlers: [], problems: [] };
   if (endpoints === undefined || endpoints === null) return result;
   if (!Array.isArray(endpoints)) {
@@ -116,8 +122,9 @@ export function validateEndpoints(endpoints: unknown, context: EndpointContext):
     }
     if (!isEndpointKind(kind)) return;
     const resource = entry.resource;
-    const built = typeof resource === 'string' && resources.exist(resource);
-    if (!built && !(typeof resource === 'string' && declared.has(resource))) problem(`resource '${String(resource)}' is not declared in resources`);
+    const isDeclared = typeof resource === 'string' && declared.has(resource);
+    if (!isDeclared) problem(`resource '${String(resource)}' is not declared in resources`);
+    const dialect = isDeclared ? dialectOf(resource) : undefined;
     const missing = missingKeys(entry, kind);
     if (missing.length > 0) problem(`${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} endpoint needs ${missing.join(' and ')}`);
     const definition: EndpointDefinition = {
@@ -131,14 +138,14 @@ export function validateEndpoints(endpoints: unknown, context: EndpointContext):
       config,
     };
     let template: CompiledTemplate | undefined;
-    if (built) {
+    if (dialect !== undefined) {
       try {
-        template = compileEndpointSql(definition, resources.get(resource).dialect);
+        template = compileEndpointSql(definition, dialect);
       } catch (error) {
         problem((error as Error).message);
       }
     }
-    // A template that could not be read (no resource, or broken) cannot tell which keys it uses.
+    // A template that could not be read (no dialect, or broken) cannot tell which keys it uses.
     if (definition.sql === undefined || template !== undefined) {
       for (const unused of unusedKeys(entry, kind, template)) problem(unused.message, unused.key);
     }

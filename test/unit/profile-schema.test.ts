@@ -54,13 +54,27 @@ describe('unknown keys', () => {
     const used = createApp(files.write(`${mysqlResource}server:\n  endpoints:\n    - { path: /c, endpoint: list, resource: db, category: test, sql: 'SELECT * FROM t WHERE c = {{category}}' }\n`));
     expect(used.endpoints[0].config).toMatchObject({ category: 'test' });
     const unused = `${mysqlResource}server:\n  endpoints:\n    - { path: /c, endpoint: list, resource: db, categroy: test, sql: 'SELECT * FROM t WHERE c = {{category}}' }\n`;
-    expect(problemsOfFile(unused)).toEqual(["line 9, column 49: server.endpoints[0] (/c): unknown key 'categroy': no template of this endpoint uses it"]);
+    expect(problemsOfFile(unused)).toEqual(["line 9, column 49: server.endpoints[0] (/c): unknown key 'categroy': no template of this endpoint uses it (did you mean 'category'?)"]);
   });
 
   it('says so when a key is used only inside a SQL comment, where the template does not read it', () => {
     const yaml = `${mysqlResource}server:\n  endpoints:\n    - { path: /c, endpoint: list, resource: db, owner: ann, sql: "SELECT * FROM t -- {{owner}}\\n" }\n`;
     expect(problemsOfFile(yaml)).toEqual([
-      "line 9, column 49: server.endpoints[0] (/c): unknown key 'owner': no template of this endpoint uses it ({{owner}} stands only in a SQL comment, which the template does not read)",
+      "line 9, column 49: server.endpoints[0] (/c): unknown key 'owner': no template of this endpoint uses it ({{owner}} stands only where the template reads no variables: in a SQL comment or a dollar-quoted string)",
+    ]);
+  });
+
+  it("suggests the template variable a misspelt configuration key meant", () => {
+    const yaml = `${mysqlResource}server:\n  endpoints:\n    - { path: /c, endpoint: list, resource: db, countyr: fr, sql: 'SELECT * FROM t WHERE c = {{country}}' }\n`;
+    expect(problemsOfFile(yaml)).toEqual(["line 9, column 49: server.endpoints[0] (/c): unknown key 'countyr': no template of this endpoint uses it (did you mean 'country'?)"]);
+  });
+
+  it("checks an endpoint's template and keys even when its resource's settings are refused", () => {
+    const yaml = `${mysqlResource}      prot: 1\nserver:\n  endpoints:\n    - { path: /c, endpoint: list, resource: db, categroy: x, sql: 'SELECT * FROM t WHERE c = {{category}}' }\n    - { path: /d, endpoint: list, resource: db, sql: "SELECT * FROM t WHERE c = '{{x}}" }\n`;
+    expect(problemsOfFile(yaml)).toEqual([
+      "line 7, column 7: resources.db.server: unknown key 'prot' (did you mean 'port'?)",
+      "line 10, column 49: server.endpoints[0] (/c): unknown key 'categroy': no template of this endpoint uses it (did you mean 'category'?)",
+      'line 11, column 7: server.endpoints[1] (/d): sql template: unterminated string literal at line 1, column 27',
     ]);
   });
 

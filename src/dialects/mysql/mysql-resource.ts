@@ -9,6 +9,8 @@ import { mysqlDialect } from './dialect';
 /** A MySQL/MariaDB resource (`_class: mysql`): a mysql2 pool plus a keep-alive timer. */
 export class MysqlResource extends SqlResource {
   /** The JSON Schema of this kind's `resources.<id>` entry (see registry.ts). */
+  /** The SQL of this kind, known before any resource is built (templates are checked with it). */
+  static readonly dialect = mysqlDialect;
   static readonly configSchema = mysqlConfigSchema;
   /** Seconds between keep-alive `SELECT 1`s; 0 disables them. */
   readonly keepAliveInterval: number;
@@ -16,7 +18,7 @@ export class MysqlResource extends SqlResource {
   readonly #driverIntegers: Readonly<Record<string, number>>;
 
   constructor(id: string, config: unknown) {
-    super(id, config, mysqlDialect, 3306);
+    super(id, config, new.target.dialect, 3306);
     // Past 2^31 − 1 ms a Node timer fires at once: the interval is capped below that.
     this.keepAliveInterval = integerOption(id, this.config.options, 'keepAliveInterval', 20, { min: 0, max: 2_147_483 });
     this.#driverIntegers = integerDriverOptions(id, this.config.server, mysqlIntegerOptions);
