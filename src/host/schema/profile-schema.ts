@@ -42,6 +42,7 @@ const serverSchema: JsonSchema = {
     bodyLimit: integerSchema('largest request body in bytes (default 1048576)'),
     json: {
       type: 'object',
+      description: 'how request bodies are read',
       additionalProperties: false,
       properties: {
         maxDepth: integerSchema('deepest nesting of a JSON body, 1-1000 (default 64)'),
@@ -89,7 +90,11 @@ const embeddedPostgresSchema: JsonSchema = {
         type: 'object',
         required: ['path'],
         additionalProperties: false,
-        properties: { method: { type: 'string' }, path: { type: 'string' }, body: {} },
+        properties: {
+          method: { type: 'string', description: 'HTTP method (default GET)' },
+          path: { type: 'string', description: 'path and query string of the request' },
+          body: { description: 'JSON body sent with the request' },
+        },
       },
     },
   },
