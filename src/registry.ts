@@ -21,6 +21,8 @@ const builtIn: Readonly<Record<string, ResourceClass>> = Object.freeze({
 });
 
 const registered = new Map<string, ResourceClass>(Object.entries(builtIn));
+/** Classes registered by the application: what the profile schema is built from changes with it. */
+let registerCalls = 0;
 
 /** Adds a resource class under `_class: name`; built-in names cannot be replaced. */
 export function register(name: string, resourceClass: ResourceClass): void {
@@ -28,6 +30,12 @@ export function register(name: string, resourceClass: ResourceClass): void {
   if (name in builtIn) throw new SqlResourceError('INVALID_ARGUMENT', `resource class '${name}' is built in and cannot be replaced`);
   if (typeof resourceClass !== 'function') throw new SqlResourceError('INVALID_ARGUMENT', `resource class '${name}' must be a constructor`);
   registered.set(name, resourceClass);
+  registerCalls++;
+}
+
+/** How many classes `register` has added (0: the built-in ones only). */
+export function registrations(): number {
+  return registerCalls;
 }
 
 export function resourceClassOf(name: string, resourceId: string): ResourceClass {

@@ -1,13 +1,14 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../../config-schema';
-import { registeredClassEntries } from '../../registry';
+import { registeredClassEntries, registrations } from '../../registry';
 import type { Problem, ProblemPath } from '../problems';
+import { compileValidator, precompiledValidator } from './compile';
 import { didYouMean } from './did-you-mean';
 import { profileSchema } from './profile-schema';
 
 interface CompiledSchema {
-  /** The registered `_class` names the schema was built for. */
-  readonly key: string;
+  /** How many classes had been registered when the schema was built (0: the built-in ones only). */
+  readonly registrations: number;
   readonly validate: ValidateFunction;
   readonly definitions: Readonly<Record<string, JsonSchema>>;
 }
@@ -16,13 +17,11 @@ interface CompiledSchema {
 let compiled: CompiledSchema | undefined;
 
 function compiledSchema(): CompiledSchema {
-  const classes = registeredClassEntries();
-  const key = classes.map(([name]) => name).join('\n');
-  if (compiled?.key === key) return compiled;
-  const schema = profileSchema(classes);
-  // verbose: errors carry the schema they failed, which lists the keys a suggestion is chosen from.
-  const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true });
-  compiled = { key, validate: ajv.compile(schema), definitions: (schema.definitions ?? {}) as Record<string, JsonSchema> };
+  const registered = registrations();
+  if (compiled?.registrations === registered) return compiled;
+  const schema = profileSchema(registeredClassEntries());
+  const validate = (registered === 0 ? precompiledValidator() : undefined) ?? compileValidator(schema);
+  compiled = { registrations: registered, validate, definitions: (schema.definitions ?? {}) as Record<string, JsonSchema> };
   return compiled;
 }
 
