@@ -13,7 +13,11 @@ import { profileFiles } from '../support/profile-files';
 
 const files = profileFiles('sr-schema-');
 
-const mysqlResource = 'resources:\n  db:\n    _class: mysql\n    server:\n      host: 127.0.0.1\n      database: test\n';
+const kinds = ['mysql', 'postgres'] as const;
+
+/** A resource `db` of `kind`: six lines, so that the lines below it are the same for both kinds. */
+const resourceOf = (kind: string): string => `resources:\n  db:\n    _class: ${kind}\n    server:\n      host: 127.0.0.1\n      database: test\n`;
+const mysqlResource = resourceOf('mysql');
 
 /** The problems a profile file is refused with, one line each. */
 function problemsOfFile(yaml: string): readonly string[] {
@@ -27,14 +31,16 @@ function problemsOfFile(yaml: string): readonly string[] {
   throw new Error('expected the profile to be refused');
 }
 
-describe('unknown keys', () => {
+describe.each(kinds)('unknown keys (%s)', (kind) => {
+  const resource = resourceOf(kind);
+
   it('refuses endpoints put at the top level, saying where they belong', () => {
-    const yaml = `${mysqlResource}endpoints:\n  - { path: /t, endpoint: list, resource: db, sql: 'SELECT 1' }\n`;
+    const yaml = `${resource}endpoints:\n  - { path: /t, endpoint: list, resource: db, sql: 'SELECT 1' }\n`;
     expect(problemsOfFile(yaml)).toEqual(["line 7, column 1: profile: unknown key 'endpoints' (did you mean 'server.endpoints'? it belongs under 'server:')"]);
   });
 
   it('refuses a misspelt key of the server section and of a resource, with the key it resembles', () => {
-    const yaml = `resources:\n  db:\n    _class: mysql\n    sever_typo: 1\n    server:\n      host: 127.0.0.1\n      database: test\n      prot: 3306\nserver:\n  prot: 8080\n`;
+    const yaml = `resources:\n  db:\n    _class: ${kind}\n    sever_typo: 1\n    server:\n      host: 127.0.0.1\n      database: test\n      prot: 3306\nserver:\n  prot: 8080\n`;
     expect(problemsOfFile(yaml)).toEqual([
       "line 4, column 5: resources.db: unknown key 'sever_typo'",
       "line 8, column 7: resources.db.server: unknown key 'prot' (did you mean 'port'?)",
@@ -43,7 +49,7 @@ describe('unknown keys', () => {
   });
 
   it('refuses tabel on a table endpoint, suggesting table', () => {
-    const yaml = `${mysqlResource}server:\n  endpoints:\n    - { path: /t/:id, endpoint: readOne, resource: db, tabel: t, id_field: id }\n`;
+    const yaml = `${resource}server:\n  endpoints:\n    - { path: /t/:id, endpoint: readOne, resource: db, tabel: t, id_field: id }\n`;
     expect(problemsOfFile(yaml)).toEqual([
       'line 9, column 7: server.endpoints[0] (/t/:id): a readOne endpoint needs table',
       "line 9, column 56: server.endpoints[0] (/t/:id): unknown key 'tabel' (did you mean 'table'?)",
@@ -51,31 +57,59 @@ describe('unknown keys', () => {
   });
 
   it('accepts a configuration key the endpoint template uses, and refuses one it does not', () => {
-    const used = createApp(files.write(`${mysqlResource}server:\n  endpoints:\n    - { path: /c, endpoint: list, resource: db, category: test, sql: 'SELECT * FROM t WHERE c = {{category}}' }\n`));
+    const used = createApp(files.write(`${resource}server:\n  endpoints:\n    - { path: /c, endpoint: list, resource: db, category: test, sql: 'SELECT * FROM t WHERE c = {{category}}' }\n`));
     expect(used.endpoints[0].config).toMatchObject({ category: 'test' });
-    const unused = `${mysqlResource}server:\n  endpoints:\n    - { path: /c, endpoint: list, resource: db, categroy: test, sql: 'SELECT * FROM t WHERE c = {{category}}' }\n`;
+    const unused = `${resource}server:\n  endpoints:\n    - { path: /c, endpoint: list, resource: db, categroy: test, sql: 'SELECT * FROM t WHERE c = {{category}}' }\n`;
     expect(problemsOfFile(unused)).toEqual(["line 9, column 49: server.endpoints[0] (/c): unknown key 'categroy': no template of this endpoint uses it (did you mean 'category'?)"]);
   });
 
   it('says so when a key is used only inside a SQL comment, where the template does not read it', () => {
-    const yaml = `${mysqlResource}server:\n  endpoints:\n    - { path: /c, endpoint: list, resource: db, owner: ann, sql: "SELECT * FROM t -- {{owner}}\\n" }\n`;
+    const yaml = `${resource}server:\n  endpoints:\n    - { path: /c, endpoint: list, resource: db, owner: ann, sql: "SELECT * FROM t -- {{owner}}\\n" }\n`;
     expect(problemsOfFile(yaml)).toEqual([
       "line 9, column 49: server.endpoints[0] (/c): unknown key 'owner': no template of this endpoint uses it ({{owner}} stands only where the template reads no variables: in a SQL comment or a dollar-quoted string)",
     ]);
   });
 
   it("suggests the template variable a misspelt configuration key meant", () => {
-    const yaml = `${mysqlResource}server:\n  endpoints:\n    - { path: /c, endpoint: list, resource: db, countyr: fr, sql: 'SELECT * FROM t WHERE c = {{country}}' }\n`;
+    const yaml = `${resource}server:\n  endpoints:\n    - { path: /c, endpoint: list, resource: db, countyr: fr, sql: 'SELECT * FROM t WHERE c = {{country}}' }\n`;
     expect(problemsOfFile(yaml)).toEqual(["line 9, column 49: server.endpoints[0] (/c): unknown key 'countyr': no template of this endpoint uses it (did you mean 'country'?)"]);
   });
 
   it("checks an endpoint's template and keys even when its resource's settings are refused", () => {
-    const yaml = `${mysqlResource}      prot: 1\nserver:\n  endpoints:\n    - { path: /c, endpoint: list, resource: db, categroy: x, sql: 'SELECT * FROM t WHERE c = {{category}}' }\n    - { path: /d, endpoint: list, resource: db, sql: "SELECT * FROM t WHERE c = '{{x}}" }\n`;
+    const yaml = `${resource}      prot: 1\nserver:\n  endpoints:\n    - { path: /c, endpoint: list, resource: db, categroy: x, sql: 'SELECT * FROM t WHERE c = {{category}}' }\n    - { path: /d, endpoint: list, resource: db, sql: "SELECT * FROM t WHERE c = '{{x}}" }\n`;
     expect(problemsOfFile(yaml)).toEqual([
       "line 7, column 7: resources.db.server: unknown key 'prot' (did you mean 'port'?)",
       "line 10, column 49: server.endpoints[0] (/c): unknown key 'categroy': no template of this endpoint uses it (did you mean 'category'?)",
       'line 11, column 7: server.endpoints[1] (/d): sql template: unterminated string literal at line 1, column 27',
     ]);
+  });
+});
+
+describe('keys of any kind', () => {
+  it('never shows a value that may be a secret: unknown keys, wrong types and misplaced passwords are named by key', () => {
+    const secret = 'S3cr3t-hunter2';
+    const yaml = [
+      'resources:',
+      '  db:',
+      '    _class: mysql',
+      `    password: ${secret}`,
+      '    server:',
+      '      host: 127.0.0.1',
+      '      database: test',
+      `      passwd: ${secret}`,
+      `      user: [${secret}]`,
+      `      port: ${secret}`,
+      `app_token: ${secret}`,
+      '',
+    ].join('\n');
+    const problems = problemsOfFile(yaml);
+    expect(problems).toEqual([
+      "line 4, column 5: resources.db: unknown key 'password' (did you mean 'server.password'? it belongs under 'server:')",
+      "line 8, column 7: resources.db.server: unknown key 'passwd' (did you mean 'password'?)",
+      'line 9, column 13: resources.db.server.user: must be a string, got a list',
+      "line 11, column 1: profile: unknown key 'app_token' (application settings go under 'app:' or an 'x-' key)",
+    ]);
+    expect(problems.join('\n')).not.toContain(secret);
   });
 
   it('lets a handler endpoint take any key: they are its configuration', () => {
