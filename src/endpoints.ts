@@ -1,3 +1,4 @@
+import { authReference, authVariablePrefix, claimAt, type Claims } from './claims';
 import { isPlainObject } from './config';
 import type { SqlDialect } from './dialect';
 import type { Row } from './driver-adapter';
@@ -41,6 +42,8 @@ export interface EndpointRequest {
   body: unknown;
   /** Aborts when the client leaves before its answer is sent: the SQL statement is cancelled. */
   signal?: AbortSignal;
+  /** The verified caller's claims (`server.auth`); null or absent when no credential was sent. */
+  auth?: { readonly claims: Claims } | null;
 }
 
 /**
@@ -82,9 +85,25 @@ function asInvalidId(error: unknown): never {
   throw new SqlResourceError('INVALID_ID', error.message.replace(/^filter value for/, 'the id for'), { cause: error, field: 'id' });
 }
 
-/** Template variables: the endpoint's configuration first, then path, then query string. */
+/**
+ * A claim of the verified caller, for `{{auth.<claim>}}` and `scope`. Absent (or no caller) is
+ * FORBIDDEN: never a 500, and never a NULL that a comparison would quietly match nothing with.
+ */
+function claimValue(request: EndpointRequest, path: string): unknown {
+  const field = authVariablePrefix + path;
+  const value = request.auth ? claimAt(request.auth.claims, path) : undefined;
+  if (value === undefined || value === null) throw new SqlResourceError('FORBIDDEN', `the caller's credential has no claim '${path}' that this endpoint needs`, { field });
+  if (typeof value === 'object') throw new SqlResourceError('FORBIDDEN', `the caller's claim '${path}' is not a single value`, { field });
+  return value;
+}
+
+/**
+ * Template variables: `auth.<claim>` from the verified claims only; others from the endpoint's
+ * configuration first, then path, then query string.
+ */
 function templateLookup(config: Readonly<Record<string, unknown>>, request: EndpointRequest): (name: string) => unknown {
   return (name) => {
+    if (name.startsWith(authVariablePrefix)) return claimValue(request, name.slice(authVariablePrefix.length));
     if (Object.prototype.hasOwnProperty.call(config, name)) return config[name];
     const fromPath = request.params[name];
     if (fromPath !== undefined) return fromPath;
@@ -106,6 +125,48 @@ export function compileEndpointSql(definition: EndpointDefinition, dialect: SqlD
   }
 }
 
+/** A `scope` entry: the column and where its value comes from. */
+type ScopeEntry = readonly [column: string, source: { readonly claim: string } | { readonly value: unknown }];
+
+/** An endpoint's `scope` (column → value or `{{auth.<claim>}}`), read once at startup. */
+function compileScope(config: Readonly<Record<string, unknown>>): ScopeEntry[] {
+  const scope = config.scope;
+  if (!isPlainObject(scope)) return [];
+  return Object.entries(scope).map(([column, value]) => {
+    const claim = authReference(value);
+    return [column, claim === undefined ? { value } : { claim }];
+  });
+}
+
+/** The scope's columns and values for this request's caller. */
+function scopeValues(scope: readonly ScopeEntry[], request: EndpointRequest): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const [column, source] of scope) values[column] = 'claim' in source ? claimValue(request, source.claim) : source.value;
+  return values;
+}
+
+/** Two scalars that name the same value for a column: 7, '7' and 7n alike. */
+function sameValue(a: unknown, b: unknown): boolean {
+  return a === b || (a !== null && b !== null && typeof a !== 'object' && typeof b !== 'object' && String(a) === String(b));
+}
+
+/**
+ * A body bound to the caller's scope: a scoped column it leaves out is set (`withScope`), one it
+ * sets to the same value is kept, one it sets to another value is FORBIDDEN: nothing is written
+ * outside the scope, and nothing the client sent is silently changed.
+ */
+function scopedBody(body: Record<string, unknown>, scope: Record<string, unknown>, ignoreCase: boolean, withScope: boolean): Record<string, unknown> {
+  const scoped = { ...body };
+  for (const [column, value] of Object.entries(scope)) {
+    const given = Object.keys(body).filter((key) => key === column || (ignoreCase && key.toLowerCase() === column.toLowerCase()));
+    for (const key of given) {
+      if (!sameValue(body[key], value)) throw new SqlResourceError('FORBIDDEN', `the body sets '${column}' outside the caller's scope`, { columns: [column] });
+    }
+    if (given.length === 0 && withScope) scoped[column] = value;
+  }
+  return scoped;
+}
+
 /**
  * The shared behaviour of every endpoint kind, for any resource. Built once per endpoint:
  * templates are compiled here, never per request.
@@ -114,10 +175,14 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
   const template = compileEndpointSql(definition, resource.dialect);
   const { table = '', id_field: idField = 'id', config } = definition;
   const label = `${definition.endpoint} ${table || definition.path}`;
+  const scope = compileScope(config);
+  const ignoreCase = resource.dialect.columnNamesIgnoreCase;
+  // The row a request names, within its caller's scope: a row outside it is not found.
+  const rowFilter = (request: EndpointRequest, id: unknown): Record<string, unknown> => (scope.length === 0 ? { [idField]: id } : { ...scopeValues(scope, request), [idField]: id });
 
   const selectRows = async (request: EndpointRequest): Promise<Row[]> => {
     if (template) return (await resource.query(template.sql, template.bind(templateLookup(config, request)), { signal: request.signal })) as Row[];
-    return resource.read(table, { [idField]: requestId(request) }).catch(asInvalidId);
+    return resource.read(table, rowFilter(request, requestId(request))).catch(asInvalidId);
   };
 
   // Messages never echo the id: a client's value is not reflected back to it.
@@ -145,23 +210,26 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
       return { statusCode: 200, message: `${label}: found`, data: row };
     },
     async create(request) {
-      const row = await resource.insert(table, objectBody(request));
+      const body = objectBody(request);
+      const row = await resource.insert(table, scope.length === 0 ? body : scopedBody(body, scopeValues(scope, request), ignoreCase, true));
       return { statusCode: 201, message: `${label}: created`, data: row };
     },
     async update(request) {
       const id = requestId(request);
-      const data = { ...objectBody(request) };
+      const scoped = scope.length === 0 ? undefined : scopeValues(scope, request);
+      const filter = scoped === undefined ? { [idField]: id } : { ...scoped, [idField]: id };
+      const data = scoped === undefined ? { ...objectBody(request) } : scopedBody(objectBody(request), scoped, ignoreCase, false);
       // An id taken from the body names the row; it is not a column to write unless it is the key.
       if (request.params.id === undefined && idField !== 'id') delete data.id;
       if (Object.keys(data).length === 0) throw bodyError('the request body must hold at least one column to update');
       // One transaction: the whole body is checked first, more than one matching row rolls back (409).
-      const row = await resource.updateOne(table, data, { [idField]: id }).catch(asInvalidId);
+      const row = await resource.updateOne(table, data, filter).catch(asInvalidId);
       if (row === undefined) throw notFound();
       return { statusCode: 200, message: `${label}: updated`, data: row };
     },
     async delete(request) {
       const id = requestId(request);
-      const { affectedRows } = await resource.deleteOne(table, { [idField]: id }).catch(asInvalidId);
+      const { affectedRows } = await resource.deleteOne(table, rowFilter(request, id)).catch(asInvalidId);
       if (affectedRows === 0) throw notFound();
       return { statusCode: 200, message: `${label}: deleted`, data: { [idField]: id, affectedRows } };
     },

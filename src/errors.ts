@@ -17,6 +17,8 @@ export const errorCatalogue = {
   MISSING_ID: { statusCode: 400, summary: 'missing id' },
   INVALID_ID: { statusCode: 400, summary: "id not valid for the key column's type" },
   TEMPLATE_VARIABLE: { statusCode: 400, summary: 'template variable missing or repeated' },
+  UNAUTHORIZED: { statusCode: 401, summary: 'missing, invalid or expired credential' },
+  FORBIDDEN: { statusCode: 403, summary: 'the caller may not do this (role, claim or row-level policy)' },
   NOT_FOUND: { statusCode: 404, summary: 'no such row' },
   CONSTRAINT_VIOLATION: { statusCode: 409, summary: 'unique or foreign-key violation' },
   NOT_UNIQUE: { statusCode: 409, summary: 'the key matches more than one row; nothing was changed' },
@@ -27,6 +29,7 @@ export const errorCatalogue = {
   URI_TOO_LONG: { statusCode: 414, summary: 'request URL too long' },
   UNSUPPORTED_MEDIA_TYPE: { statusCode: 415, summary: 'request body is not JSON (Content-Type)' },
   HOST_NOT_ALLOWED: { statusCode: 421, summary: 'Host header not in server.allowedHosts' },
+  RATE_LIMITED: { statusCode: 429, summary: 'too many requests; retry after the time in Retry-After' },
   HEADERS_TOO_LARGE: { statusCode: 431, summary: 'request headers too large' },
   CANCELLED: { statusCode: 499, summary: 'the caller left; the statement was not run or was cancelled' },
   INTERNAL_ERROR: { statusCode: 500, summary: 'internal error' },
@@ -124,10 +127,10 @@ export interface DriverErrorContext {
 
 /**
  * Wraps a driver error into the catalogue by SQLSTATE: class 22 (data) and the dialect's
- * NOT NULL/CHECK codes → 400, other class 23 (unique, foreign key) → 409, connection failures
- * and the dialect's pool messages → 503, anything else → 500. `operation` names what failed.
- * `driverCode` is taken from the driver (`code`) and `sqlState` from mysql2's `sqlState`
- * or pg's five-character `code`.
+ * NOT NULL/CHECK codes → 400, other class 23 (unique, foreign key) → 409, 42501 (insufficient
+ * privilege) → 403, connection failures and the dialect's pool messages → 503, anything else →
+ * 500. `operation` names what failed. `driverCode` is taken from the driver (`code`) and
+ * `sqlState` from mysql2's `sqlState` or pg's five-character `code`.
  */
 export function fromDriverError(operation: string, error: unknown, context: DriverErrorContext = {}): SqlResourceError {
   const { secret } = context;
@@ -150,6 +153,9 @@ function catalogueCodeOf(error: unknown, driverCode: string | undefined, sqlStat
   if ((driverCode && dialect?.invalidValueCodes.has(driverCode)) || sqlState?.startsWith('22')) return 'INVALID_VALUE';
   if (sqlState?.startsWith('23')) return 'CONSTRAINT_VIOLATION';
   if ((driverCode && unreachableCodes.has(driverCode)) || (sqlState && isUnavailableSqlState(sqlState))) return 'DB_UNAVAILABLE';
+  // insufficient_privilege (PostgreSQL): a role that may not be assumed, a table not granted, a row a
+  // row-level security policy refuses. MySQL has none: its access errors are 42000 (with syntax errors) or 28000.
+  if (sqlState === '42501') return 'FORBIDDEN';
   // Drivers raise these without a code: only their message tells, and only the dialect knows it.
   if (dialect?.unavailableMessage.test(messageOf(error))) return 'DB_UNAVAILABLE';
   return 'DB_ERROR';

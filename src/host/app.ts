@@ -27,6 +27,8 @@ export interface App {
   readonly resources: ResourceManager;
   /** Database endpoints of the profile, validated. */
   readonly endpoints: readonly EndpointDefinition[];
+  /** What works but deserves a look (an endpoint that changes data, open to anyone); `serve` and `check` print them. */
+  readonly warnings: readonly string[];
   /** Starts every resource, then listens. */
   start(options?: ListenOptions): Promise<void>;
   /** Stops listening, lets in-flight requests finish, then stops every resource. */
@@ -92,8 +94,8 @@ function loadHandlers(definitions: HandlerDefinition[], lib: unknown, baseDir: s
 export function createApp(source: Profile | string): App {
   const profile = loadProfile(source);
   const baseDir = typeof source === 'string' ? dirname(resolve(source)) : process.cwd();
-  const { resources, endpoints, http: httpSettings, port: profilePort } = buildProfile(profile, defaultPort);
-  const { database, handlers } = endpoints;
+  const { resources, endpoints, http: httpSettings, port: profilePort, auth } = buildProfile(profile, defaultPort, baseDir);
+  const { database, handlers, warnings } = endpoints;
   const server = isPlainObject(profile.server) ? profile.server : {};
   const routeHandlers = loadHandlers(handlers, server.lib, baseDir);
   const listens = database.length > 0 || routeHandlers.length > 0;
@@ -105,6 +107,7 @@ export function createApp(source: Profile | string): App {
     profile,
     resources,
     endpoints: database,
+    warnings: Object.freeze([...warnings]),
     get http() {
       return http;
     },
@@ -114,7 +117,7 @@ export function createApp(source: Profile | string): App {
       await resources.startAll();
       if (!listens) return;
       try {
-        http = await buildServer(database, routeHandlers, resources, httpSettings);
+        http = await buildServer(database, routeHandlers, resources, httpSettings, auth && { settings: auth, realm: app.name });
         const host = options.host ?? (typeof server.host === 'string' ? substituteEnv('profile', 'server.host', server.host) : defaultHost);
         await http.listen({ port, host });
         log('%s listening on %s:%d', app.name, host, port);

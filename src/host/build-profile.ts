@@ -1,6 +1,7 @@
 import { isPlainObject } from '../config';
 import type { SqlDialect } from '../dialect';
 import { registeredClassEntries } from '../registry';
+import { authSettings, type AuthSettings } from './auth/settings';
 import { ResourceManager } from '../resource-manager';
 import { validateEndpoints, type ValidatedEndpoints } from './endpoint-config';
 import { httpOptions, profileInteger } from './http';
@@ -14,6 +15,8 @@ export interface BuiltProfile {
   readonly endpoints: Omit<ValidatedEndpoints, 'problems'>;
   readonly http: ReturnType<typeof httpOptions>;
   readonly port: number;
+  /** `server.auth`, checked; undefined leaves every endpoint open. */
+  readonly auth?: AuthSettings;
 }
 
 /** The ids (or indexes) below `prefix` that `problems` name: those entries are not checked again. */
@@ -87,7 +90,7 @@ function setting<T>(read: () => T, problems: Problem[], profile: unknown): T | u
  * line and column when the profile came from a file.
  * @throws SqlResourceError CONFIG_INVALID listing the problems.
  */
-export function buildProfile(profile: Profile, defaultPort: number): BuiltProfile {
+export function buildProfile(profile: Profile, defaultPort: number, baseDir = process.cwd()): BuiltProfile {
   const problems = schemaProblems(profile);
   const resources = buildResources(profile, problems);
   const server = isPlainObject(profile.server) ? profile.server : {};
@@ -95,10 +98,12 @@ export function buildProfile(profile: Profile, defaultPort: number): BuiltProfil
   const endpoints = Array.isArray(server.endpoints) || !flagged(problems, 'server').has('endpoints') ? server.endpoints : undefined;
   const skip = flagged(problems, 'server', 'endpoints') as Set<number>;
   const dialectOf = (id: string): SqlDialect | undefined => (resources.exist(id) ? resources.get(id).dialect : classDialect((profile.resources as Record<string, unknown>)[id]));
-  const { problems: endpointProblems, ...validated } = validateEndpoints(endpoints, { declared, dialectOf, hasLib: server.lib !== undefined, skip });
+  const hasAuth = server.auth !== undefined && server.auth !== null;
+  const { problems: endpointProblems, ...validated } = validateEndpoints(endpoints, { declared, dialectOf, hasLib: server.lib !== undefined, hasAuth, skip });
   problems.push(...endpointProblems);
-  const http = setting(() => httpOptions(server), problems, profile);
+  const http = setting(() => httpOptions(server, typeof profile.name === 'string' ? profile.name : undefined), problems, profile);
   const port = setting(() => profileInteger(server, 'port', defaultPort, 0, 65535), problems, profile);
+  const auth = flagged(problems, 'server').has('auth') ? undefined : setting(() => authSettings(server.auth, baseDir), problems, profile);
   if (problems.length > 0 || http === undefined || port === undefined) throw profileProblems(problems, undefined, profile);
-  return { resources, endpoints: validated, http, port };
+  return { resources, endpoints: validated, http, port, auth };
 }

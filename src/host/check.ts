@@ -50,6 +50,7 @@ export async function checkApp(source: Profile | string, warn: CheckWarning = ()
   } catch (error) {
     return [...problemsOf(error)];
   }
+  for (const warning of app.warnings) warn(warning);
   try {
     await app.resources.startAll();
   } catch (error) {

@@ -56,9 +56,14 @@ interface ServeOptions {
   embeddedDataDir?: string;
 }
 
+function printWarnings(app: App): void {
+  for (const warning of app.warnings) console.warn(`warning: ${warning}`);
+}
+
 async function serve(profilePath: string, options: ServeOptions): Promise<void> {
   if (options.embeddedDataDir !== undefined) return serveOnEmbeddedPostgres(profilePath, options.embeddedDataDir, options);
   const app = createApp(profilePath);
+  printWarnings(app);
   stopOnSignals(() => app.name, () => app.stop());
   await app.start({ port: options.port, host: options.host });
   const address = app.address();
@@ -112,6 +117,7 @@ async function serveOnEmbeddedPostgres(profilePath: string, dataDir: string, opt
   });
   try {
     app = createApp(mode.profile);
+    printWarnings(app);
     await app.start({ port: options.port, host: options.host });
   } catch (error) {
     await stopAll().catch(() => undefined);

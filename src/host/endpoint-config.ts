@@ -1,3 +1,4 @@
+import { authReference, authVariablePrefix } from '../claims';
 import { isPlainObject } from '../config';
 import { compileEndpointSql, endpointKinds, isEndpointKind, type EndpointDefinition, type EndpointKind } from '../endpoints';
 import type { SqlDialect } from '../dialect';
@@ -18,6 +19,8 @@ export interface ValidatedEndpoints {
   handlers: HandlerDefinition[];
   /** Every problem found, each with the path of its endpoint. */
   problems: Problem[];
+  /** What works but deserves a look: endpoints that change data and are open to anyone. */
+  warnings: string[];
 }
 
 export interface EndpointContext {
@@ -29,20 +32,58 @@ export interface EndpointContext {
    */
   readonly dialectOf: (resourceId: string) => SqlDialect | undefined;
   readonly hasLib: boolean;
+  /** `server.auth` is configured: endpoints need a credential unless `public`. */
+  readonly hasAuth?: boolean;
   /** Indexes of entries the profile schema already found wrong; their problems are listed once. */
   readonly skip?: ReadonlySet<number>;
 }
 
 /** The keys the engine reads on every database endpoint, and on each kind besides. */
-const commonKeys = ['path', 'method', 'resource', 'endpoint', 'description', 'desc'];
+const commonKeys = ['path', 'method', 'resource', 'endpoint', 'description', 'desc', 'public', 'roles'];
 const kindKeys: Readonly<Record<EndpointKind, readonly string[]>> = {
   list: ['sql'],
-  read: ['table', 'id_field', 'sql'],
-  readOne: ['table', 'id_field', 'sql'],
-  create: ['table', 'id_field'],
-  update: ['table', 'id_field'],
-  delete: ['table', 'id_field'],
+  read: ['table', 'id_field', 'sql', 'scope'],
+  readOne: ['table', 'id_field', 'sql', 'scope'],
+  create: ['table', 'id_field', 'scope'],
+  update: ['table', 'id_field', 'scope'],
+  delete: ['table', 'id_field', 'scope'],
 };
+/** Methods that only read: an endpoint answering another one can change data. */
+const readingMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The access keys of an entry (SPEC §7): `public`, `roles`, `scope` and `{{auth.<claim>}}`
+ * variables need `server.auth`, and do not contradict each other.
+ */
+function accessProblems(entry: Record<string, unknown>, template: CompiledTemplate | undefined, hasAuth: boolean): { key?: string; message: string }[] {
+  const problems: { key?: string; message: string }[] = [];
+  const needsAuth = (what: string, key?: string): void => void problems.push({ key, message: `${what} needs server.auth (who the caller is comes from a verified credential)` });
+  if (entry.roles !== undefined && !hasAuth) needsAuth('roles', 'roles');
+  if (entry.public === true && entry.roles !== undefined) problems.push({ key: 'roles', message: 'a public endpoint takes no roles: remove public: true or roles' });
+  for (const variable of template?.variables ?? []) {
+    if (variable.startsWith(authVariablePrefix) && !hasAuth) needsAuth(`{{${variable}}}`, 'sql');
+  }
+  for (const key of Object.keys(entry)) {
+    if (key.startsWith(authVariablePrefix)) problems.push({ key, message: `'${key}' cannot be set: {{auth.<claim>}} comes only from the caller's verified claims` });
+  }
+  const scope = entry.scope;
+  if (scope === undefined) return problems;
+  if (typeof entry.sql === 'string' || entry.endpoint === 'list') {
+    problems.push({ key: 'scope', message: 'scope applies to table endpoints: in an sql template, write the condition with {{auth.<claim>}}' });
+    return problems;
+  }
+  if (!isPlainObject(scope) || Object.keys(scope).length === 0) return [...problems, { key: 'scope', message: 'must map columns to values or {{auth.<claim>}}' }];
+  for (const [column, value] of Object.entries(scope)) {
+    const claim = authReference(value);
+    if (claim !== undefined && !hasAuth) needsAuth(`scope.${column}`, 'scope');
+    if (claim === undefined && (value === null || typeof value === 'object' || (typeof value === 'string' && value.includes('{{')))) {
+      problems.push({ key: 'scope', message: `scope.${column} must be a value or exactly {{auth.<claim>}}` });
+    }
+    const idField = typeof entry.id_field === 'string' ? entry.id_field : 'id';
+    if (column === idField && entry.endpoint !== 'create') problems.push({ key: 'scope', message: `scope cannot restrict the id_field '${column}' itself` });
+  }
+  return problems;
+}
 
 /**
  * Keys of a database endpoint that neither the engine nor any template of the endpoint reads
@@ -87,7 +128,8 @@ function missingKeys(entry: Record<string, unknown>, kind: keyof typeof endpoint
  */
 export function validateEndpoints(endpoints: unknown, context: EndpointContext): ValidatedEndpoints {
   const { declared, dialectOf, hasLib } = context;
-  const result: ValidatedEndpoints = { database: [], handlers: [], problems: [] };
+  const result: ValidatedEndpoints = { database: [], handlers: [], problems: [], warnings: [] };
+  const hasAuth = context.hasAuth === true;
   if (endpoints === undefined || endpoints === null) return result;
   if (!Array.isArray(endpoints)) {
     result.problems.push({ path: ['server', 'endpoints'], message: 'must be a list of endpoints' });
@@ -114,9 +156,13 @@ export function validateEndpoints(endpoints: unknown, context: EndpointContext):
     if (routes.has(route)) problem(`duplicate route ${route}`);
     routes.add(route);
     const config = Object.freeze({ ...entry });
+    if (!hasAuth && !readingMethods.has(method)) {
+      result.warnings.push(`endpoint ${route}${isHandler ? '' : ` (${String(kind)})`} is open to anyone who reaches the port: set server.auth to require a credential`);
+    }
 
     if (isHandler) {
       if (!hasLib) problem(`handler '${String(entry.handler)}' needs server.lib`);
+      for (const access of accessProblems(entry, undefined, hasAuth)) problem(access.message, access.key);
       result.handlers.push({ path: String(path), method, handler: String(entry.handler), config });
       return;
     }
@@ -149,6 +195,7 @@ export function validateEndpoints(endpoints: unknown, context: EndpointContext):
     if (definition.sql === undefined || template !== undefined) {
       for (const unused of unusedKeys(entry, kind, template)) problem(unused.message, unused.key);
     }
+    for (const access of accessProblems(entry, template, hasAuth)) problem(access.message, access.key);
     result.database.push(definition);
   });
   return result;

@@ -54,12 +54,15 @@ const frameworkAnswers = new Map(Object.entries(frameworkTexts));
 /** Catalogue codes for statuses of errors that name none. */
 const statusErrors: Partial<Record<number, ErrorCode>> = {
   400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
   404: 'NOT_FOUND',
   408: 'REQUEST_TIMEOUT',
   413: 'BODY_TOO_LARGE',
   414: 'URI_TOO_LONG',
   415: 'UNSUPPORTED_MEDIA_TYPE',
   421: 'HOST_NOT_ALLOWED',
+  429: 'RATE_LIMITED',
   431: 'HEADERS_TOO_LARGE',
 };
 

@@ -3,7 +3,11 @@ import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import cors from '@fastify/cors';
 import { createEndpointHandler, type EndpointDefinition, type EndpointRequest } from '../../endpoints';
 import type { ResourceManager } from '../../resource-manager';
+import { accessHooks, endpointAccess } from '../auth/access';
+import { createAuthenticator } from '../auth/authenticate';
+import type { AuthSettings } from '../auth/settings';
 import type { HandlerDefinition } from '../endpoint-config';
+import { rateLimitNamespace, registerRateLimit } from '../rate-limit';
 import { registerBodyParsers } from './body';
 import { clientErrorHandler, errorAnswer, errorHandler, frameworkErrorHandler, notFoundHandler, sendNok } from './errors';
 import { listBody } from './list-body';
@@ -19,6 +23,7 @@ function toEndpointRequest(request: FastifyRequest, signal: AbortSignal | undefi
     query: (request.query ?? {}) as Record<string, unknown>,
     body: request.body,
     signal,
+    auth: request.auth,
   };
 }
 
@@ -45,12 +50,19 @@ function timeoutOptions(requestTimeout: number): ServerOptions {
   return { headersTimeout: Math.min(60_000, requestTimeout), connectionsCheckingInterval: Math.max(10, Math.min(30_000, Math.ceil(requestTimeout / 4))) };
 }
 
-/** Builds the fastify server for the validated endpoints. */
+/** `server.auth` of the profile, and the name its 401 answers give the API (`WWW-Authenticate` realm). */
+export interface ServerAuth {
+  readonly settings: AuthSettings;
+  readonly realm: string;
+}
+
+/** Builds the fastify server for the validated endpoints; with `auth`, every endpoint not `public` needs a credential. */
 export async function buildServer(
   endpoints: EndpointDefinition[],
   handlers: { definition: HandlerDefinition; handler: RouteHandler }[],
   resources: ResourceManager,
   options: HttpOptions,
+  auth?: ServerAuth,
 ): Promise<FastifyInstance> {
   const requestTimeout = options.requestTimeout ?? defaultRequestTimeout;
   const exposeErrors = options.exposeErrors === true;
@@ -67,6 +79,11 @@ export async function buildServer(
     frameworkErrors: frameworkErrorHandler(headers),
     clientErrorHandler: clientErrorHandler(headers),
   });
+  server.decorateRequest('auth', null);
+  const authenticate = auth && createAuthenticator(auth.settings);
+  // Route hooks, so that rate limiting (added to each route after them) sees who the caller is.
+  const guard = (config: Readonly<Record<string, unknown>>): ReturnType<typeof accessHooks> | undefined =>
+    authenticate && accessHooks(authenticate, endpointAccess(config), auth.realm);
   registerBodyParsers(server, { maxDepth: options.json?.maxDepth ?? defaultMaxDepth, anyContentType: options.json?.anyContentType === true });
   server.setReplySerializer((payload) => stringifyJson(payload));
 
@@ -97,6 +114,7 @@ export async function buildServer(
   server.setErrorHandler(errorHandler(exposeErrors));
   server.setNotFoundHandler(notFoundHandler);
   if (options.cors) await server.register(cors, options.cors);
+  if (options.rateLimit) await registerRateLimit(server, options.rateLimit, options.rateLimitNamespace ?? rateLimitNamespace());
 
   const writeTimeout = options.writeTimeout ?? defaultWriteTimeout;
   for (const definition of endpoints) {
@@ -105,6 +123,7 @@ export async function buildServer(
     server.route({
       method: definition.method,
       url: definition.path,
+      ...guard(definition.config),
       handler: async (request, reply) => {
         const response = await handle(toEndpointRequest(request, cancellable ? clientGoneSignal(reply) : undefined));
         void reply.code(response.statusCode).type('application/json; charset=utf-8');
@@ -120,6 +139,7 @@ export async function buildServer(
     server.route({
       method: definition.method,
       url: definition.path,
+      ...guard(definition.config),
       // A handler that answers later through `res.send()` returns nothing: returning the reply
       // tells fastify to wait for that send instead of answering an empty 200 at once.
       handler: async (request, reply) => (await handler(request, reply)) ?? reply,

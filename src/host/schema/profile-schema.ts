@@ -26,8 +26,67 @@ const endpointSchema: JsonSchema = {
     handler: stringSchema('name of a factory exported by server.lib'),
     description: stringSchema('free text for the reader of the profile; not used'),
     desc: stringSchema("sxapi-core's name of description; not used"),
+    public: booleanSchema('callable without a credential when server.auth is set (default false)'),
+    roles: {
+      type: ['string', 'array'],
+      items: { type: 'string', minLength: 1 },
+      minItems: 1,
+      description: 'the caller needs at least one of these roles (server.auth)',
+    },
+    scope: {
+      type: 'object',
+      additionalProperties: { type: ['string', 'number', 'boolean'] },
+      description: "table endpoints: column → value or '{{auth.<claim>}}'; filters every row the endpoint reads or changes, and is forced on what it writes",
+    },
   },
   additionalProperties: true,
+};
+
+const stringListSchema = (description: string): JsonSchema => ({ type: ['string', 'array'], items: { type: 'string', minLength: 1 }, description });
+
+const apiKeySchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'sha256'],
+  properties: {
+    name: stringSchema('who holds the key: the subject of its requests'),
+    sha256: stringSchema('hex SHA-256 of the key; the key itself never goes in a profile'),
+    roles: stringListSchema("the key's roles"),
+    claims: { type: 'object', description: 'claims of its requests, for {{auth.<claim>}} and scope' },
+  },
+};
+
+const authSchema: JsonSchema = {
+  type: 'object',
+  description: 'who may call the endpoints: once set, every endpoint needs a credential unless public',
+  additionalProperties: false,
+  properties: {
+    jwt: {
+      type: 'object',
+      description: 'bearer tokens (Authorization: Bearer <jwt>)',
+      additionalProperties: false,
+      properties: {
+        secret: stringSchema('HS256/384/512 secret, at least 32 bytes; usually {{ENV}}'),
+        publicKey: stringSchema('PEM public key or certificate, as text or a file path relative to the profile (RS*, PS*, ES*, EdDSA)'),
+        jwks: stringSchema('URL of a JSON Web Key Set; keys refetched on an unknown kid, at most once per 30 s'),
+        algorithms: stringListSchema('accepted algorithms (default: every one the key can verify); none is never accepted'),
+        issuer: stringSchema('required iss'),
+        audience: stringSchema('required aud'),
+        clockTolerance: integerSchema('seconds of leeway on exp and nbf (default 0)'),
+        rolesClaim: stringSchema('dotted path of the roles in the claims (default roles)'),
+      },
+    },
+    apiKeys: {
+      type: ['array', 'object'],
+      description: 'API keys: a list, or { header, keys } to read them from another header than X-API-Key',
+      items: { $ref: '#/definitions/apiKey' },
+      additionalProperties: false,
+      properties: {
+        header: stringSchema('header the key comes in (default X-API-Key)'),
+        keys: { type: 'array', items: { $ref: '#/definitions/apiKey' }, description: 'the keys' },
+      },
+    },
+  },
 };
 
 const serverSchema: JsonSchema = {
@@ -39,6 +98,7 @@ const serverSchema: JsonSchema = {
     host: stringSchema('listen address (default 127.0.0.1)'),
     endpoints: { type: 'array', items: { $ref: '#/definitions/endpoint' }, description: 'the HTTP endpoints' },
     lib: stringSchema('module of application handlers, relative to the profile'),
+    auth: { $ref: '#/definitions/auth' },
     bodyLimit: integerSchema('largest request body in bytes (default 1048576)'),
     json: {
       type: 'object',
@@ -72,6 +132,18 @@ const serverSchema: JsonSchema = {
         maxAge: integerSchema('seconds (default 31536000)'),
         includeSubDomains: booleanSchema('default true'),
         preload: booleanSchema('default false'),
+      },
+    },
+    rateLimit: {
+      type: 'object',
+      description: 'requests per client and time window, off unless set; over it: 429 RATE_LIMITED with Retry-After',
+      required: ['max'],
+      additionalProperties: false,
+      properties: {
+        max: integerSchema('requests a client may make per timeWindow, a positive integer'),
+        timeWindow: integerSchema("milliseconds, or a duration such as '1 minute', '30s', '1 hour' (default 1 minute)"),
+        keyBy: { enum: ['ip', 'auth'], description: "what counts as one client: 'ip' (default), or 'auth', the verified caller (its IP address without a credential)" },
+        redis: stringSchema('redis:// (or rediss://) URL of a Redis server: the hosts of a profile with the same name then share one budget'),
       },
     },
   },
@@ -157,6 +229,8 @@ export function profileSchema(classes: [string, ResourceClass][] = registeredCla
       ...definitions,
       server: serverSchema,
       endpoint: endpointSchema,
+      auth: authSchema,
+      apiKey: apiKeySchema,
     },
   };
 }
