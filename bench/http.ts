@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { createSigner } from 'fast-jwt';
 import { compileTemplate } from '../src/template';
 import type { Profile } from '../src/host/profile';
 import { ServerChild } from './child';
@@ -18,11 +19,20 @@ import { runStandalone } from './standalone';
 import { poolSize, quote, servers, uniqueTable, type Kind } from './servers';
 import { Samples, median, ratio, round, type Summary } from './stats';
 
-export const httpEndpoints = ['get', 'post', 'list'] as const;
+export const httpEndpoints = ['get', 'post', 'list', 'get-jwt'] as const;
 export type HttpEndpoint = (typeof httpEndpoints)[number];
 
-/** Host ÷ hand-written req/s each endpoint must reach; list has none. */
-export const httpTargets: Partial<Record<HttpEndpoint, number>> = { get: 0.85, post: 0.85 };
+/**
+ * Host ÷ baseline req/s each endpoint must reach; list has none. The baseline is the
+ * hand-written server, except for `get-jwt`: the host's GET by id behind an HS256 JWT against
+ * the same GET on the same host without `server.auth`, in the same run (SPEC §7, issue 12).
+ */
+export const httpTargets: Partial<Record<HttpEndpoint, number>> = { get: 0.85, post: 0.85, 'get-jwt': 0.9 };
+
+/** The secret of the `get-jwt` host; only this bench's tokens are signed with it. */
+const benchJwtSecret = 'bench-secret-of-at-least-thirty-two-bytes';
+/** Distinct tokens the `get-jwt` load cycles through: each is verified once, then found in fast-jwt's cache. */
+const benchTokenCount = 100;
 
 export interface HttpSettings {
   endpoints: HttpEndpoint[];
@@ -63,6 +73,8 @@ export interface HttpSide extends Summary {
 export interface HttpResult {
   kind: Kind;
   endpoint: HttpEndpoint;
+  /** What `handWritten` measured: the hand-written server, or the host without auth (`get-jwt`). */
+  baseline: 'hand-written' | 'host without auth';
   host: HttpSide;
   handWritten: HttpSide;
   /** host ÷ hand-written req/s: the median over round pairs of the ratio within the pair. */
@@ -77,12 +89,13 @@ function randomId(rows: number): number {
   return 1 + Math.floor(Math.random() * rows);
 }
 
-/** The profile the host serves: the same three endpoints as the hand-written server. */
-export function httpProfile(kind: Kind, table: string, listSql: string, server: Record<string, unknown> = {}): Profile {
+/** The profile the host serves: the same three endpoints as the hand-written server; with `auth`, behind an HS256 JWT. */
+export function httpProfile(kind: Kind, table: string, listSql: string, server: Record<string, unknown> = {}, auth = false): Profile {
   return {
     name: `bench-http-${kind}`,
     resources: { db: { _class: kind, server: { ...servers[kind], ...server } } },
     server: {
+      ...(auth ? { auth: { jwt: { secret: benchJwtSecret, algorithms: ['HS256'] } } } : {}),
       endpoints: [
         { path: '/items/:id', endpoint: 'readOne', resource: 'db', table, id_field: 'id' },
         { path: '/items', endpoint: 'create', resource: 'db', table, id_field: 'id' },
@@ -92,11 +105,26 @@ export function httpProfile(kind: Kind, table: string, listSql: string, server: 
   };
 }
 
-function requestOf(endpoint: HttpEndpoint, rows: number): autocannon.Request {
+function benchTokens(): string[] {
+  const sign = createSigner({ key: benchJwtSecret, algorithm: 'HS256', expiresIn: 60 * 60 * 1000 });
+  return Array.from({ length: benchTokenCount }, (_, index) => sign({ sub: `bench-user-${index}`, roles: ['reader'] }));
+}
+
+function requestOf(endpoint: HttpEndpoint, rows: number, tokens: readonly string[]): autocannon.Request {
   let serial = 0;
   switch (endpoint) {
     case 'get':
       return { method: 'GET', setupRequest: (request) => ({ ...request, path: `/items/${randomId(rows)}` }) };
+    case 'get-jwt':
+      // Both sides get the header; the host without server.auth ignores it, so only verification differs.
+      return {
+        method: 'GET',
+        setupRequest: (request) => ({
+          ...request,
+          path: `/items/${randomId(rows)}`,
+          headers: { ...request.headers, authorization: `Bearer ${tokens[Math.floor(Math.random() * tokens.length)]}` },
+        }),
+      };
     case 'post':
       return {
         method: 'POST',
@@ -119,7 +147,7 @@ function requestOf(endpoint: HttpEndpoint, rows: number): autocannon.Request {
 }
 
 interface Side {
-  name: 'host' | 'handWritten';
+  name: 'host' | 'handWritten' | 'hostWithoutAuth';
   child: ServerChild;
   samples: Samples;
   bytes: number;
@@ -182,6 +210,15 @@ async function checkSameAnswers(host: ServerChild, hand: ServerChild): Promise<v
   }
 }
 
+/** The host behind auth refuses a request without a token and answers the row with one. */
+async function checkAuthHost(authHost: ServerChild, token: string): Promise<void> {
+  const refused = await get(authHost.port, '/items/42');
+  const answered = await get(authHost.port, '/items/42', { headers: { authorization: `Bearer ${token}` } });
+  if (refused.status !== 401 || answered.status !== 200) {
+    throw new Error(`the host with server.auth answered ${refused.status} without a token and ${answered.status} with one (expected 401 and 200)`);
+  }
+}
+
 function summary(side: Side): HttpSide {
   return { ...side.samples.summary(), bytesPerResponse: side.samples.ops > 0 ? Math.round(side.bytes / side.samples.ops) : NaN };
 }
@@ -201,23 +238,33 @@ export async function benchHttp(kind: Kind, settings: HttpSettings, progress: (l
   };
   const children: ServerChild[] = [];
   const results: HttpResult[] = [];
+  const withAuth = settings.endpoints.includes('get-jwt');
+  const tokens = withAuth ? benchTokens() : [];
   try {
     await fixture.create();
     const started = await Promise.allSettled([
       ServerChild.start({ role: 'host', profile: httpProfile(kind, fixture.name, listTemplate) }, { execArgv: execArgv('host') }),
       ServerChild.start({ role: 'hand', kind, table: fixture.name }, { execArgv: execArgv('hand') }),
+      ...(withAuth ? [ServerChild.start({ role: 'host', profile: httpProfile(kind, fixture.name, listTemplate, {}, true) })] : []),
     ]);
     for (const outcome of started) if (outcome.status === 'fulfilled') children.push(outcome.value);
     for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
-    const [host, hand] = children;
+    const [host, hand, authHost] = children;
     await checkSameAnswers(host, hand);
-    progress(`${kind} http: ${settings.rows} rows seeded, both servers started and answering the same bodies`);
+    if (authHost) await checkAuthHost(authHost, tokens[0]);
+    progress(`${kind} http: ${settings.rows} rows seeded, servers started and answering the same bodies`);
     for (const endpoint of settings.endpoints) {
-      const request = requestOf(endpoint, settings.rows);
-      const sides: Side[] = [
-        { name: 'host', child: host, samples: new Samples(), bytes: 0 },
-        { name: 'handWritten', child: hand, samples: new Samples(), bytes: 0 },
-      ];
+      const request = requestOf(endpoint, settings.rows, tokens);
+      const jwt = endpoint === 'get-jwt';
+      const sides: Side[] = jwt
+        ? [
+            { name: 'host', child: authHost, samples: new Samples(), bytes: 0 },
+            { name: 'hostWithoutAuth', child: host, samples: new Samples(), bytes: 0 },
+          ]
+        : [
+            { name: 'host', child: host, samples: new Samples(), bytes: 0 },
+            { name: 'handWritten', child: hand, samples: new Samples(), bytes: 0 },
+          ];
       for (const side of sides) await fire(side, request, settings.connections, settings.warmupMs);
       const roundRatios: number[] = [];
       for (let pass = 0; pass < settings.rounds; pass++) {
@@ -230,6 +277,7 @@ export async function benchHttp(kind: Kind, settings: HttpSettings, progress: (l
       const result: HttpResult = {
         kind,
         endpoint,
+        baseline: jwt ? 'host without auth' : 'hand-written',
         host: a,
         handWritten: b,
         ratio: round(median(roundRatios), 3),
@@ -240,7 +288,7 @@ export async function benchHttp(kind: Kind, settings: HttpSettings, progress: (l
       results.push(result);
       progress(
         `${kind} ${endpoint}: host ${a.opsPerSec} req/s (p50 ${a.p50Ms} ms, ${a.cpuMicrosPerOp} µs server cpu/req), ` +
-          `hand-written ${b.opsPerSec} req/s (p50 ${b.p50Ms} ms, ${b.cpuMicrosPerOp} µs), ratio ${result.ratio} (totals ${result.ratioOfTotals})`,
+          `${result.baseline} ${b.opsPerSec} req/s (p50 ${b.p50Ms} ms, ${b.cpuMicrosPerOp} µs), ratio ${result.ratio} (totals ${result.ratioOfTotals})`,
       );
     }
     return results;
@@ -254,9 +302,9 @@ export async function benchHttp(kind: Kind, settings: HttpSettings, progress: (l
 
 export function httpTable(results: HttpResult[]): string {
   return textTable(
-    ['kind / endpoint', 'host req/s', 'p50 ms', 'p99 ms', 'cpu µs/req', 'bytes', 'hand req/s', 'p50 ms', 'p99 ms', 'cpu µs/req', 'bytes', 'ratio', 'of totals', 'target'],
+    ['kind / endpoint', 'host req/s', 'p50 ms', 'p99 ms', 'cpu µs/req', 'bytes', 'baseline req/s', 'p50 ms', 'p99 ms', 'cpu µs/req', 'bytes', 'ratio', 'of totals', 'target'],
     results.map((r) => [
-      `${r.kind} ${r.endpoint}`,
+      `${r.kind} ${r.endpoint}${r.baseline === 'hand-written' ? '' : ` (vs ${r.baseline})`}`,
       r.host.opsPerSec,
       r.host.p50Ms.toFixed(2),
       r.host.p99Ms.toFixed(2),
@@ -283,7 +331,8 @@ export async function runHttp(selected: readonly Kind[], settings: HttpSettings,
 
 export function httpHeading(settings: HttpSettings): string {
   return (
-    `Part 2 — HTTP: the host serving a profile vs a hand-written fastify + driver server (pool size ${poolSize}, ` +
+    `Part 2 — HTTP: the host serving a profile vs a hand-written fastify + driver server; get-jwt: the host behind an HS256 JWT ` +
+    `(${benchTokenCount} tokens) vs the same host without auth (pool size ${poolSize}, ` +
     `autocannon ${settings.connections} connections, ${settings.rounds} rounds of ${settings.roundMs} ms per side; cpu = the server process's CPU per request)`
   );
 }
