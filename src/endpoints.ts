@@ -79,11 +79,18 @@ function objectBody(request: EndpointRequest): Record<string, unknown> {
   return body;
 }
 
-/** For a call naming a row by its id: an id its key column cannot take is the client's INVALID_ID. */
-function asInvalidId(error: unknown): never {
+/**
+ * For a call naming a row by its id: an id its key column cannot take is the client's INVALID_ID;
+ * a scope value (a claim) its column cannot take means the caller may not reach such rows.
+ */
+function asInvalidId(error: unknown, scopeColumns: ReadonlySet<string>): never {
   if (!(error instanceof SqlResourceError) || error.code !== 'INVALID_FILTER') throw error;
+  if (error.columns?.some((column) => scopeColumns.has(column))) {
+    throw new SqlResourceError('FORBIDDEN', "a value of the caller's scope does not fit its column", { cause: error, columns: error.columns });
+  }
   throw new SqlResourceError('INVALID_ID', error.message.replace(/^filter value for/, 'the id for'), { cause: error, field: 'id' });
 }
+
 
 /**
  * A claim of the verified caller, for `{{auth.<claim>}}` and `scope`. Absent (or no caller) is
@@ -177,12 +184,14 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
   const label = `${definition.endpoint} ${table || definition.path}`;
   const scope = compileScope(config);
   const ignoreCase = resource.dialect.columnNamesIgnoreCase;
+  const scopeColumns = new Set(scope.map(([column]) => column));
+  const refusedId = (error: unknown): never => asInvalidId(error, scopeColumns);
   // The row a request names, within its caller's scope: a row outside it is not found.
   const rowFilter = (request: EndpointRequest, id: unknown): Record<string, unknown> => (scope.length === 0 ? { [idField]: id } : { ...scopeValues(scope, request), [idField]: id });
 
   const selectRows = async (request: EndpointRequest): Promise<Row[]> => {
     if (template) return (await resource.query(template.sql, template.bind(templateLookup(config, request)), { signal: request.signal })) as Row[];
-    return resource.read(table, rowFilter(request, requestId(request))).catch(asInvalidId);
+    return resource.read(table, rowFilter(request, requestId(request))).catch(refusedId);
   };
 
   // Messages never echo the id: a client's value is not reflected back to it.
@@ -223,13 +232,13 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
       if (request.params.id === undefined && idField !== 'id') delete data.id;
       if (Object.keys(data).length === 0) throw bodyError('the request body must hold at least one column to update');
       // One transaction: the whole body is checked first, more than one matching row rolls back (409).
-      const row = await resource.updateOne(table, data, filter).catch(asInvalidId);
+      const row = await resource.updateOne(table, data, filter).catch(refusedId);
       if (row === undefined) throw notFound();
       return { statusCode: 200, message: `${label}: updated`, data: row };
     },
     async delete(request) {
       const id = requestId(request);
-      const { affectedRows } = await resource.deleteOne(table, rowFilter(request, id)).catch(asInvalidId);
+      const { affectedRows } = await resource.deleteOne(table, rowFilter(request, id)).catch(refusedId);
       if (affectedRows === 0) throw notFound();
       return { statusCode: 200, message: `${label}: deleted`, data: { [idField]: id, affectedRows } };
     },

@@ -67,7 +67,8 @@ function accessProblems(entry: Record<string, unknown>, template: CompiledTempla
     if (key.startsWith(authVariablePrefix)) problems.push({ key, message: `'${key}' cannot be set: {{auth.<claim>}} comes only from the caller's verified claims` });
   }
   const scope = entry.scope;
-  if (scope === undefined) return problems;
+  // A handler's other keys are its own configuration: `scope` there is the application's.
+  if (scope === undefined || entry.handler !== undefined) return problems;
   if (typeof entry.sql === 'string' || entry.endpoint === 'list') {
     problems.push({ key: 'scope', message: 'scope applies to table endpoints: in an sql template, write the condition with {{auth.<claim>}}' });
     return problems;
