@@ -39,9 +39,11 @@ function valueAt(profile: unknown, path: ProblemPath): unknown {
  */
 function problemFromMessage(message: string, under: ProblemPath, profile: unknown): Problem {
   const text = message.replace(/^(?:resource '[^']*'|profile): /, '');
-  const named = /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*) (.*)$/s.exec(text);
+  const named = /^([A-Za-z_]\w*(?:\[\d+\])?(?:\.[A-Za-z_]\w*(?:\[\d+\])?)*) (.*)$/s.exec(text);
   if (named) {
-    const path = [...under, ...named[1].split('.')];
+    // `apiKeys[0].sha256` → apiKeys, 0, sha256
+    const keys = named[1].split(/\.|(?=\[)/).map((key) => (key.startsWith('[') ? Number(key.slice(1, -1)) : key));
+    const path = [...under, ...keys];
     if (valueAt(profile, path) !== undefined) return { path, message: named[2] };
   }
   return { path: under, message: text };

@@ -34,6 +34,7 @@ function tokenFailure(error: unknown): Authentication {
     [TokenError.codes.invalidSignature]: 'the token signature is not valid',
     [TokenError.codes.invalidAlgorithm]: 'the token algorithm is not accepted',
     [TokenError.codes.invalidClaimValue]: 'the token issuer or audience is not accepted',
+    [TokenError.codes.missingRequiredClaim]: 'the token issuer or audience is not accepted',
     [TokenError.codes.missingKey]: 'no key verifies the token',
     [TokenError.codes.keyFetchingError]: 'no key verifies the token',
     [TokenError.codes.malformed]: 'the token is malformed',

@@ -34,7 +34,9 @@ export class RemoteKeySet {
 
   /** The PEM of the key for `kid` and `alg`; undefined when the set has none, even after a refetch. */
   async keyFor(kid: string | undefined, alg: string): Promise<string | undefined> {
+    // A fetch under way (the first, or a refetch) may bring the key: wait for it before looking.
     if (this.#fetchedAt === -Infinity) await this.#refresh();
+    else if (this.#pending !== undefined) await this.#pending;
     let found = this.#find(kid, alg);
     if (found === undefined && performance.now() - this.#fetchedAt >= refetchCooldownMs) {
       await this.#refresh();

@@ -19,6 +19,8 @@ export function createJwtVerifier(settings: JwtSettings): JwtVerifier {
     algorithms: settings.algorithms as Algorithm[],
     allowedIss: settings.issuer,
     allowedAud: settings.audience,
+    // fast-jwt checks iss and aud only when the token has them: a configured one is required.
+    requiredClaims: [settings.issuer === undefined ? [] : ['iss'], settings.audience === undefined ? [] : ['aud']].flat(),
     clockTolerance: settings.clockTolerance * 1000,
     cache: verifiedTokenCache,
   };
