@@ -1,6 +1,7 @@
 import { isPlainObject, substituteEnv } from '../../config';
 import { SqlResourceError } from '../../errors';
 import { integerSetting } from '../../integers';
+import { rateLimitNamespace, rateLimitSettings, type RateLimitSettings } from '../rate-limit';
 
 export interface JsonOptions {
   /** Deepest nesting of arrays and objects a request body may hold. */
@@ -30,6 +31,10 @@ export interface HttpOptions {
   writeTimeout?: number;
   /** Strict-Transport-Security; off unless configured. */
   hsts?: HstsOptions | false;
+  /** Requests per client and window (`server.rateLimit`); no limit unless configured. */
+  rateLimit?: RateLimitSettings;
+  /** Where the Redis counters of `rateLimit` live: `sql-resources:<profile name>:`. */
+  rateLimitNamespace?: string;
 }
 
 export const defaultBodyLimit = 1024 * 1024;
@@ -100,7 +105,10 @@ export function corsOptions(config: unknown): Record<string, unknown> | undefine
 }
 
 /** The HTTP settings of a profile's `server` section, checked and with their defaults. */
-export function httpOptions(server: Record<string, unknown>): Required<Omit<HttpOptions, 'cors' | 'allowedHosts'>> & Pick<HttpOptions, 'cors' | 'allowedHosts'> {
+export function httpOptions(
+  server: Record<string, unknown>,
+  profileName?: string,
+): Required<Omit<HttpOptions, 'cors' | 'allowedHosts' | 'rateLimit'>> & Pick<HttpOptions, 'cors' | 'allowedHosts' | 'rateLimit'> {
   const json = mapping(server, 'json');
   return {
     bodyLimit: profileInteger(server, 'bodyLimit', defaultBodyLimit, 1, Number.MAX_SAFE_INTEGER),
@@ -115,5 +123,7 @@ export function httpOptions(server: Record<string, unknown>): Required<Omit<Http
     requestTimeout: profileInteger(server, 'requestTimeout', defaultRequestTimeout, 0, 2 ** 31 - 1),
     writeTimeout: profileInteger(server, 'writeTimeout', defaultWriteTimeout, 0, 2 ** 31 - 1),
     hsts: hsts(server.hsts),
+    rateLimit: rateLimitSettings(server.rateLimit),
+    rateLimitNamespace: rateLimitNamespace(profileName),
   };
 }
