@@ -79,16 +79,20 @@ function objectBody(request: EndpointRequest): Record<string, unknown> {
   return body;
 }
 
+/** A scope value (a claim) its column cannot take: the caller may not reach such rows, whatever it sent. */
+function scopeRefusal(error: unknown, scopeColumns: ReadonlySet<string>): SqlResourceError | undefined {
+  if (!(error instanceof SqlResourceError) || (error.code !== 'INVALID_FILTER' && error.code !== 'INVALID_VALUE')) return undefined;
+  if (!error.columns?.some((column) => scopeColumns.has(column))) return undefined;
+  return new SqlResourceError('FORBIDDEN', "a value of the caller's scope does not fit its column", { cause: error, columns: error.columns });
+}
+
 /**
  * For a call naming a row by its id: an id its key column cannot take is the client's INVALID_ID;
  * a scope value (a claim) its column cannot take means the caller may not reach such rows.
  */
 function asInvalidId(error: unknown, scopeColumns: ReadonlySet<string>): never {
   if (!(error instanceof SqlResourceError) || error.code !== 'INVALID_FILTER') throw error;
-  if (error.columns?.some((column) => scopeColumns.has(column))) {
-    throw new SqlResourceError('FORBIDDEN', "a value of the caller's scope does not fit its column", { cause: error, columns: error.columns });
-  }
-  throw new SqlResourceError('INVALID_ID', error.message.replace(/^filter value for/, 'the id for'), { cause: error, field: 'id' });
+  throw scopeRefusal(error, scopeColumns) ?? new SqlResourceError('INVALID_ID', error.message.replace(/^filter value for/, 'the id for'), { cause: error, field: 'id' });
 }
 
 
@@ -186,6 +190,10 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
   const ignoreCase = resource.dialect.columnNamesIgnoreCase;
   const scopeColumns = new Set(scope.map(([column]) => column));
   const refusedId = (error: unknown): never => asInvalidId(error, scopeColumns);
+  // A body value for a scoped column was checked equal to the scope's, so the scope's value is at fault.
+  const refusedScope = (error: unknown): never => {
+    throw scopeRefusal(error, scopeColumns) ?? error;
+  };
   // The row a request names, within its caller's scope: a row outside it is not found.
   const rowFilter = (request: EndpointRequest, id: unknown): Record<string, unknown> => (scope.length === 0 ? { [idField]: id } : { ...scopeValues(scope, request), [idField]: id });
 
@@ -220,7 +228,7 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
     },
     async create(request) {
       const body = objectBody(request);
-      const row = await resource.insert(table, scope.length === 0 ? body : scopedBody(body, scopeValues(scope, request), ignoreCase, true));
+      const row = await resource.insert(table, scope.length === 0 ? body : scopedBody(body, scopeValues(scope, request), ignoreCase, true)).catch(refusedScope);
       return { statusCode: 201, message: `${label}: created`, data: row };
     },
     async update(request) {

@@ -41,7 +41,7 @@ export interface EndpointContext {
 /** The keys the engine reads on every database endpoint, and on each kind besides. */
 const commonKeys = ['path', 'method', 'resource', 'endpoint', 'description', 'desc', 'public', 'roles'];
 const kindKeys: Readonly<Record<EndpointKind, readonly string[]>> = {
-  list: ['sql'],
+  list: ['sql', 'scope'],
   read: ['table', 'id_field', 'sql', 'scope'],
   readOne: ['table', 'id_field', 'sql', 'scope'],
   create: ['table', 'id_field', 'scope'],

@@ -30,7 +30,9 @@ describe('sql-resources CLI', () => {
 
   it('check answers 0 for the example profile', async () => {
     const result = await runCli(['check', 'examples/people.yml']);
-    expect(result.stderr).toBe('');
+    // The example has no server.auth: each endpoint that changes data is named (SPEC §7).
+    const open = ['POST /mysql/people (create)', 'PUT /mysql/people/:id (update)', 'DELETE /mysql/people/:id (delete)', 'POST /pg/people (create)', 'PUT /pg/people/:id (update)', 'DELETE /pg/people/:id (delete)'];
+    expect(result.stderr.split('\n').filter(Boolean)).toEqual(open.map((route) => `warning: endpoint ${route} is open to anyone who reaches the port: set server.auth to require a credential`));
     expect(result.stdout).toContain('examples/people.yml: ok');
     expect(result.code).toBe(0);
   });
@@ -54,7 +56,11 @@ describe('sql-resources CLI', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("GET /gone/:id: table 'sr_no_such_table' does not exist in resource 'db'");
     expect(result.stderr).toContain(`DELETE /bad/:id: table '${table}' has no column 'uuid' (id_field)`);
-    expect(result.stderr).not.toContain('/good/');
+    // /good/ is named only by the warning for open write endpoints (no server.auth), never as a problem.
+    const lines = result.stderr.split('\n').filter(Boolean);
+    const warnings = lines.filter((line) => line.startsWith('warning: '));
+    expect(warnings).toEqual(['/bad/:id', '/good/:id'].map((path) => `warning: endpoint DELETE ${path} (delete) is open to anyone who reaches the port: set server.auth to require a credential`));
+    expect(lines.filter((line) => !line.startsWith('warning: ') && line.includes('/good/'))).toEqual([]);
   });
 
   it('check reports an unreachable database and an invalid profile', async () => {

@@ -29,7 +29,7 @@ const endpointSchema: JsonSchema = {
     public: booleanSchema('callable without a credential when server.auth is set (default false)'),
     roles: {
       type: ['string', 'array'],
-      items: { type: 'string', minLength: 1 },
+      items: { type: 'string', pattern: '\\S' },
       minItems: 1,
       description: 'the caller needs at least one of these roles (server.auth)',
     },
@@ -42,7 +42,7 @@ const endpointSchema: JsonSchema = {
   additionalProperties: true,
 };
 
-const stringListSchema = (description: string): JsonSchema => ({ type: ['string', 'array'], items: { type: 'string', minLength: 1 }, description });
+const stringListSchema = (description: string): JsonSchema => ({ type: ['string', 'array'], items: { type: 'string', pattern: '\\S' }, description });
 
 const apiKeySchema: JsonSchema = {
   type: 'object',

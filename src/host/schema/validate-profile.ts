@@ -45,6 +45,8 @@ function typeOf(value: unknown): string {
 
 const patternRules: Record<string, string> = {
   '^/': "must start with '/'",
+  // Not minLength: Ajv's standalone code would then need a module of its runtime at start-up.
+  '\\S': 'must not be empty',
   '^(local|Z|[+-]\\d{2}:\\d{2})$': "must be 'local', 'Z', '+HH:MM' or '-HH:MM'",
 };
 
