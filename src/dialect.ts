@@ -1,3 +1,4 @@
+import type { Statement } from './statement';
 import type { ScannedTemplate } from './template-scanner';
 
 /**
@@ -21,6 +22,13 @@ export interface SqlDialect {
   /** Reads a `{{name}}` template with the dialect's quoting and comment rules. */
   scanTemplate(template: string): ScannedTemplate;
   readonly errors: DialectErrors;
+  /**
+   * The statements that hand a request's verified claims (and the role named by `roleClaim`,
+   * when the claims have it) to the session, each setting local to the transaction it runs in:
+   * what `requestClaims: true` runs first in the transaction of each statement of a request.
+   * Values are bound, never spliced into SQL. Absent: the dialect refuses `requestClaims`.
+   */
+  requestSessionStatements?(claims: Readonly<Record<string, unknown>>, role: string | undefined): Statement[];
 }
 
 /** The driver's errors that the shared SQLSTATE rules (errors.ts) cannot place by themselves. */

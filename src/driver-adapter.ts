@@ -73,9 +73,16 @@ export interface DriverAdapter extends StreamingExecutor {
   open(): Promise<ServerFeatures>;
   /**
    * Runs `work` on one connection between BEGIN and COMMIT; ROLLBACK when it throws. The
-   * connection goes back to the pool outside any transaction, or is discarded.
+   * connection goes back to the pool outside any transaction, or is discarded. A statement given
+   * a signal is cancelled on the server when it aborts; the connection is then discarded.
    */
   transaction<T>(work: (executor: Executor) => Promise<T>): Promise<T>;
+  /**
+   * `StreamingExecutor.stream`; with `setup`, in a transaction of its own: BEGIN, `setup` on the
+   * stream's connection (session settings), then the cursor, and COMMIT once its rows are read
+   * to their end. A stream cut short or failed discards its connection, which rolls back.
+   */
+  stream(sql: string, values: readonly unknown[], batchSize: number, signal?: AbortSignal, setup?: (executor: Executor) => Promise<void>): AsyncGenerator<Row[], void, undefined>;
   /** The catalogue query for the columns of `table` (`name` or `schema.name`), in table order. */
   columnsStatement(schema: string | undefined, table: string): Statement;
   /** The columns that query's rows describe; none when the table does not exist. */

@@ -1,4 +1,5 @@
 export { SqlResource } from './sql-resource';
+export { withRequestClaims } from './request-claims';
 export type { QueryEvent, QueryOptions, SqlResourceEvents, WriteResult, AffectedRows } from './sql-resource';
 export { MysqlResource } from './dialects/mysql/mysql-resource';
 export { PostgresResource } from './dialects/postgres/postgres-resource';

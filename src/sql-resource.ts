@@ -1,4 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
+import { SessionExecutor } from './executors/session-executor';
+import { currentRequestClaims, RequestSessions } from './request-claims';
 import { integerOption, parseResourceConfig, type ResourceConfig, type ServerSettings } from './config';
 import type { ServerFeatures, SqlDialect } from './dialect';
 import { defaultStreamBatchSize, type AdapterHooks, type ColumnInfo, type DescribedStatement, type DriverAdapter, type Row, type StatementResult } from './driver-adapter';
@@ -31,6 +33,12 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
   readonly config: ResourceConfig;
   /** Rows `stream`, `streamBatches` and the `list` endpoint read per batch (200 by default). */
   readonly streamBatchSize: number;
+  /**
+   * `requestClaims: true` (postgres): inside `withRequestClaims`, each statement runs in a
+   * transaction that first hands the request's claims (and role) to the session.
+   */
+  readonly requestClaims: boolean;
+  readonly #sessions?: RequestSessions;
   #adapter?: DriverAdapter;
   #features: ServerFeatures = { insertReturning: false };
   #slots?: StreamSlots;
@@ -45,8 +53,10 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     this.dialect = dialect;
     this.config = parseResourceConfig(id, config, defaultPort);
     this.streamBatchSize = integerOption(id, this.config.options, 'streamBatchSize', defaultStreamBatchSize, 1);
+    this.#sessions = RequestSessions.of(id, this.config.options, dialect);
+    this.requestClaims = this.#sessions !== undefined;
     const namespace = `sql-resources:${dialect.name}:${id}`;
-    this.#path = new StatementPath({ sink: this, namespace, secret: this.config.server.password, errors: dialect.errors, executor: () => this.adapter });
+    this.#path = new StatementPath({ sink: this, namespace, secret: this.config.server.password, errors: dialect.errors, executor: () => this.#executor() });
     this.#lifecycle = new Lifecycle(id);
     this.#catalogue = new TableCatalogue((table) => this.#readColumns(table), dialect.columnNamesIgnoreCase);
   }
@@ -72,6 +82,19 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
   get adapter(): DriverAdapter {
     if (!this.#lifecycle.started || !this.#adapter) throw this.#lifecycle.notStarted();
     return this.#adapter;
+  }
+
+  /**
+   * What a call runs on: the pool; for a resource with `requestClaims`, inside
+   * `withRequestClaims`, the pool with the request's session statements first in each
+   * statement's transaction. A stream takes it when its iteration starts.
+   */
+  #executor(): DriverAdapter {
+    const adapter = this.adapter;
+    const sessions = this.#sessions;
+    if (sessions === undefined) return adapter;
+    const claims = currentRequestClaims();
+    return claims === undefined ? adapter : new SessionExecutor(adapter, sessions.statementsFor(claims));
   }
 
   start(callback?: Callback<void>): Promise<void> {

@@ -130,6 +130,22 @@ describe('keys of any kind', () => {
       "line 7, column 5: resources.b: unknown key 'keepAliveInterval' (a setting of mysql resources only)",
     ]);
   });
+
+  it('refuses requestClaims on mysql (a postgres setting), a non-boolean one, and roleClaim without it', () => {
+    const yaml = [
+      'resources:',
+      '  a: { _class: mysql, requestClaims: true, server: { host: 127.0.0.1, database: test } }',
+      "  b: { _class: postgres, requestClaims: 'yes', server: { host: 127.0.0.1, database: test } }",
+      '  c: { _class: postgres, roleClaim: db_role, server: { host: 127.0.0.1, database: test } }',
+      '  d: { _class: postgres, requestClaims: true, roleClaim: app.role, server: { host: 127.0.0.1, database: test } }',
+      '',
+    ].join('\n');
+    expect(problemsOfFile(yaml)).toEqual([
+      "line 2, column 23: resources.a: unknown key 'requestClaims' (a setting of postgres resources only)",
+      'line 3, column 41: resources.b.requestClaims: must be true or false, got a string',
+      'line 4, column 37: resources.c.roleClaim: needs requestClaims: true',
+    ]);
+  });
 });
 
 describe('every problem at once', () => {

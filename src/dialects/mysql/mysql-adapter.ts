@@ -173,30 +173,58 @@ export class MysqlAdapter implements DriverAdapter {
     return new Promise<MysqlConnection>((resolve, reject) => pool.getConnection((error, pooled) => (error ? reject(error) : resolve(pooled))));
   }
 
+  /** A statement without values, as text: transaction control. */
+  #control(connection: MysqlConnection, sql: string): Promise<StatementResult> {
+    return new Promise((resolve, reject) => connection.query(sql, [], (error, result) => (error ? reject(error) : resolve(toStatementResult(result)))));
+  }
+
   async transaction<T>(work: (executor: Executor) => Promise<T>): Promise<T> {
     const connection = await this.#connection();
-    const control = (sql: string): Promise<StatementResult> =>
-      new Promise((resolve, reject) => connection.query(sql, [], (error, result) => (error ? reject(error) : resolve(toStatementResult(result)))));
+    // A KILL QUERY may arrive after its statement ended, and hit the next one: the connection is not pooled again.
+    let cancelled = false;
+    const run = (sql: string, values: readonly unknown[], signal?: AbortSignal): Promise<StatementResult> => {
+      if (signal === undefined) return this.#runOn(connection, sql, values);
+      if (signal.aborted) return Promise.reject(callerGone());
+      const watch = watchCancel(signal, () => this.#kill(connection), (error) => this.#hooks.onPoolError(error));
+      return this.#runOn(connection, sql, values).finally(() => {
+        watch.dispose();
+        cancelled ||= watch.fired;
+      });
+    };
     let result: T;
     try {
-      await control('START TRANSACTION');
-      result = await work({ run: (sql, values) => this.#runOn(connection, sql, values) });
-      await control('COMMIT');
+      await this.#control(connection, 'START TRANSACTION');
+      result = await work({ run });
+      await this.#control(connection, 'COMMIT');
     } catch (error) {
-      // A connection whose ROLLBACK failed may still hold the transaction: it never goes back to the pool.
-      await control('ROLLBACK').then(
-        () => connection.release(),
-        () => connection.destroy(),
-      );
+      // Destroyed (closing rolls back) when a kill was sent, or when ROLLBACK failed and may have left the transaction open.
+      if (cancelled) connection.destroy();
+      else {
+        await this.#control(connection, 'ROLLBACK').then(
+          () => connection.release(),
+          () => connection.destroy(),
+        );
+      }
       throw error;
     }
-    connection.release();
+    if (cancelled) connection.destroy();
+    else connection.release();
     return result;
   }
 
-  async *stream(sql: string, params: readonly unknown[], batchSize: number, signal?: AbortSignal): AsyncGenerator<Row[], void, undefined> {
+  async *stream(sql: string, params: readonly unknown[], batchSize: number, signal?: AbortSignal, setup?: (executor: Executor) => Promise<void>): AsyncGenerator<Row[], void, undefined> {
     if (signal?.aborted) throw callerGone();
     const connection = await this.#connection();
+    const inTransaction = setup !== undefined;
+    if (inTransaction) {
+      try {
+        await this.#control(connection, 'START TRANSACTION');
+        await setup({ run: (sql, values) => this.#runOn(connection, sql, values) });
+      } catch (error) {
+        connection.destroy();
+        throw error;
+      }
+    }
     const watch = watchCancel(signal, () => this.#kill(connection), (error) => this.#hooks.onPoolError(error));
     let batch: Row[] = [];
     let ended = false;
@@ -229,6 +257,7 @@ export class MysqlAdapter implements DriverAdapter {
       for (;;) {
         if (batch.length < batchSize && !ended && failure === undefined) await new Promise<void>((resolve) => (wake = resolve));
         if (failure !== undefined) throw failure;
+        if (ended && inTransaction) await this.#control(connection, 'COMMIT');
         complete = ended;
         if (batch.length > 0) {
           const full = batch;

@@ -1,4 +1,4 @@
-import { integerSchema, passedThrough, resourceConfigSchema, type JsonSchema } from '../../config-schema';
+import { integerSchema, passedThrough, resourceConfigSchema, stringSchema, type JsonSchema } from '../../config-schema';
 
 /** pg Pool and Client options a profile may set under `server` (host, user, … are the shared keys). */
 const postgresDriverOptions: Record<string, JsonSchema> = {
@@ -22,4 +22,11 @@ export const postgresConfigSchema: JsonSchema = resourceConfigSchema({
   title: 'postgres resource (PostgreSQL and wire-compatible servers)',
   defaultPort: 5432,
   driverOptions: postgresDriverOptions,
+  options: {
+    requestClaims: {
+      type: 'boolean',
+      description: "each statement of an authenticated request runs in a transaction that first sets request.jwt.claims, for row-level security policies (default false)",
+    },
+    roleClaim: { ...stringSchema('the claim (a name, or a dotted path) naming the role each such transaction runs as; needs requestClaims: true'), pattern: '\\S' },
+  },
 });

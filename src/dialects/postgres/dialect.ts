@@ -1,4 +1,5 @@
 import type { SqlDialect } from '../../dialect';
+import type { Statement } from '../../statement';
 import { PostgresScanner } from './template-scanner';
 
 /** PostgreSQL: double-quoted names, `$n` markers, `RETURNING` on every write. */
@@ -9,6 +10,13 @@ export const postgresDialect: SqlDialect = Object.freeze({
   placeholder: (index: number) => `$${index}`,
   quoteIdentifier: (part: string) => '"' + part.replace(/"/g, '""') + '"',
   scanTemplate: (template: string) => new PostgresScanner(template).compile(),
+  // PostgREST's settings: policies read `current_setting('request.jwt.claims', true)::json`. `true`
+  // makes both local to the transaction; setting `role` is `SET LOCAL ROLE`, with a bound name.
+  requestSessionStatements: (claims: Readonly<Record<string, unknown>>, role: string | undefined): Statement[] => [
+    role === undefined
+      ? { sql: "SELECT set_config('request.jwt.claims', $1, true)", values: [JSON.stringify(claims)] }
+      : { sql: "SELECT set_config('request.jwt.claims', $1, true), set_config('role', $2, true)", values: [JSON.stringify(claims), role] },
+  ],
   errors: Object.freeze({
     invalidValueCodes: new Set([
       '23502', // not_null_violation

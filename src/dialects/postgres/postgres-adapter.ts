@@ -229,20 +229,34 @@ export class PostgresAdapter implements DriverAdapter {
     if (!pool) throw poolClosed();
     const client: PoolClient = await pool.connect();
     const target = client as unknown as PgQueryable;
+    // A cancel may arrive after its statement ended, and hit the next one: the client is not pooled again.
+    let cancelled = false;
+    const run = (sql: string, values: readonly unknown[], signal?: AbortSignal): Promise<StatementResult> => {
+      if (signal === undefined) return this.#runOn(target, sql, values);
+      if (signal.aborted) return Promise.reject(callerGone());
+      const watch = watchCancel(signal, () => this.#cancel(client), (error) => this.#hooks.onPoolError(error));
+      return this.#runOn(target, sql, values).finally(() => {
+        watch.dispose();
+        cancelled ||= watch.fired;
+      });
+    };
     let result: T;
     try {
       await client.query('BEGIN');
-      result = await work({ run: (sql, values) => this.#runOn(target, sql, values) });
+      result = await work({ run });
       await client.query('COMMIT');
     } catch (error) {
-      // A client whose ROLLBACK failed may still hold the transaction: it is discarded, not pooled.
-      await client.query('ROLLBACK').then(
-        () => client.release(),
-        (rollbackError: Error) => client.release(rollbackError),
-      );
+      // Discarded (closing rolls back) when a cancel was sent, or when ROLLBACK failed and may have left the transaction open.
+      if (cancelled) client.release(true);
+      else {
+        await client.query('ROLLBACK').then(
+          () => client.release(),
+          (rollbackError: Error) => client.release(rollbackError),
+        );
+      }
       throw error;
     }
-    client.release();
+    client.release(cancelled || undefined);
     return result;
   }
 
@@ -278,22 +292,30 @@ export class PostgresAdapter implements DriverAdapter {
     });
   }
 
-  async *stream(sql: string, params: readonly unknown[], batchSize: number, signal?: AbortSignal): AsyncGenerator<Row[], void, undefined> {
+  async *stream(sql: string, params: readonly unknown[], batchSize: number, signal?: AbortSignal, setup?: (executor: Executor) => Promise<void>): AsyncGenerator<Row[], void, undefined> {
     const pool = this.#pool;
     if (!pool) throw poolClosed();
     const values = this.#values(params);
     if (signal?.aborted) throw callerGone();
     const client = await pool.connect();
     const watch = watchCancel(signal, () => this.#cancel(client), (error) => this.#hooks.onPoolError(error));
+    const inTransaction = setup !== undefined;
     let complete = false;
     let failed: Error | undefined;
     try {
+      if (inTransaction) {
+        await client.query('BEGIN');
+        const target = client as unknown as PgQueryable;
+        await setup({ run: (sql, values) => this.#runOn(target, sql, values) });
+      }
       // A cursor (a portal read `batchSize` rows per round trip) keeps memory flat however large the result.
       const cursor = client.query(new Cursor<Row>(sql, values));
       for (;;) {
         const rows = await cursor.read(batchSize);
         // A short batch means the server reported the end of the result: the connection is idle again.
-        complete = rows.length < batchSize;
+        const last = rows.length < batchSize;
+        if (last && inTransaction) await client.query('COMMIT');
+        complete = last;
         if (rows.length > 0) yield rows;
         if (complete) return;
       }
@@ -302,7 +324,7 @@ export class PostgresAdapter implements DriverAdapter {
       throw error;
     } finally {
       watch.dispose();
-      // A cursor cut short or failed may leave the connection mid-protocol: discard it then.
+      // A cursor cut short or failed may leave the connection mid-protocol (or mid-transaction): discard it then.
       client.release(complete && !watch.fired ? undefined : (failed ?? true));
     }
   }

@@ -2,6 +2,7 @@ import type { ServerOptions } from 'node:http';
 import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cors from '@fastify/cors';
 import { createEndpointHandler, type EndpointDefinition, type EndpointRequest } from '../../endpoints';
+import { withRequestClaims } from '../../request-claims';
 import type { ResourceManager } from '../../resource-manager';
 import { accessHooks, endpointAccess } from '../auth/access';
 import { createAuthenticator } from '../auth/authenticate';
@@ -25,6 +26,14 @@ function toEndpointRequest(request: FastifyRequest, signal: AbortSignal | undefi
     signal,
     auth: request.auth,
   };
+}
+
+/**
+ * Runs `work` with the verified claims of an authenticated request when `wanted` (a resource it
+ * may use has `requestClaims`), so its statements run under the database's row-level security.
+ */
+function withClaimsOf<T>(request: FastifyRequest, wanted: boolean, work: () => T): T {
+  return wanted && request.auth ? withRequestClaims(request.auth.claims, work) : work();
 }
 
 /**
@@ -118,14 +127,17 @@ export async function buildServer(
 
   const writeTimeout = options.writeTimeout ?? defaultWriteTimeout;
   for (const definition of endpoints) {
-    const handle = createEndpointHandler(definition, resources.get(definition.resource));
+    const resource = resources.get(definition.resource);
+    const handle = createEndpointHandler(definition, resource);
     const cancellable = definition.sql !== undefined;
     server.route({
       method: definition.method,
       url: definition.path,
       ...guard(definition.config),
       handler: async (request, reply) => {
-        const response = await handle(toEndpointRequest(request, cancellable ? clientGoneSignal(reply) : undefined));
+        const endpointRequest = toEndpointRequest(request, cancellable ? clientGoneSignal(reply) : undefined);
+        // A list's later batches are read outside it, on the transaction its first batch began.
+        const response = await withClaimsOf(request, resource.requestClaims, () => handle(endpointRequest));
         void reply.code(response.statusCode).type('application/json; charset=utf-8');
         if ('moreBatches' in response) {
           // A reader that takes nothing for writeTimeout loses its connection; the stream and its statement end.
@@ -135,6 +147,8 @@ export async function buildServer(
       },
     });
   }
+  // Handlers may call any resource ($app.resources.get).
+  const anyRequestClaims = resources.ids().some((id) => resources.get(id).requestClaims);
   for (const { definition, handler } of handlers) {
     server.route({
       method: definition.method,
@@ -142,7 +156,7 @@ export async function buildServer(
       ...guard(definition.config),
       // A handler that answers later through `res.send()` returns nothing: returning the reply
       // tells fastify to wait for that send instead of answering an empty 200 at once.
-      handler: async (request, reply) => (await handler(request, reply)) ?? reply,
+      handler: async (request, reply) => (await withClaimsOf(request, anyRequestClaims, () => handler(request, reply))) ?? reply,
     });
   }
   return server;
