@@ -1,35 +1,46 @@
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import type { CodeBlock } from './markdown-samples';
 import { rootDir } from './markdown-samples';
 
 /**
  * A ```console block as a session to replay: `$ command` lines, each followed by the output
- * it prints. Two commands are understood:
+ * it prints. Four sorts of command are understood:
  *
  *   $ curl [-s] [-i] [-X METHOD] [-H 'Name: value']... [-d 'body'] URL   # 201 optional comment
  *   $ npx sql-resources check profile.yml                                # exit code 1
+ *   $ export NAME=value        NAME=$(node script.js …)                   # a session variable
+ *   $ printf %s "$KEY" | sha256sum                                       # any other command
  *
  * curl requests go to the app under test, whatever host and port the URL names; the printed
  * body (and with -i the status line and the headers) must be what the server answers.
  * A comment starting with a status code checks the status too. `sql-resources` commands run
  * the CLI from source in the page's workspace; their output must match, and the exit code is
- * the comment's `exit code N` (0 when not given).
+ * the comment's `exit code N` (0 when not given). An assignment (`NAME=…`, `export NAME=…`)
+ * is evaluated by /bin/sh in the workspace, prints nothing, and sets a variable of the session;
+ * `$NAME` and `${NAME}` then read it in later commands (outside single quotes, as a shell
+ * would). Any other command runs in /bin/sh in the workspace, like the CLI, with the session's
+ * variables in its environment and `NODE_PATH` at the project's node_modules, so `node file.js`
+ * finds the packages the project has.
  */
 export interface SessionStep {
   /** 1-based line of the `$` line in the page. */
   line: number;
+  /** The command as written, without its trailing comment. */
   command: string;
-  words: string[];
   comment: string;
   output: string[];
 }
+
+/** The variables a session has set so far (`NAME=…`, `export NAME=…`). */
+export type SessionVariables = Map<string, string>;
 
 export function parseSession(block: CodeBlock): SessionStep[] {
   const steps: SessionStep[] = [];
   block.code.split('\n').forEach((text, index) => {
     if (text.startsWith('$ ')) {
-      const { words, comment } = shellWords(text.slice(2), `${block.page}:${block.line + index}`);
-      steps.push({ line: block.line + index, command: text.slice(2), words, comment, output: [] });
+      const { command, comment } = splitComment(text.slice(2), `${block.page}:${block.line + index}`);
+      steps.push({ line: block.line + index, command, comment, output: [] });
     } else if (steps.length === 0) {
       if (text.trim() !== '') throw new Error(`${block.page}:${block.line + index}: a session starts with a '$ ' command line`);
     } else {
@@ -40,8 +51,39 @@ export function parseSession(block: CodeBlock): SessionStep[] {
   return steps;
 }
 
-/** POSIX-shell words of one line: single and double quotes, backslashes, a trailing # comment. */
-export function shellWords(line: string, where: string): { words: string[]; comment: string } {
+/** A command line and its trailing `# comment`: the first `#` that starts a word outside quotes. */
+export function splitComment(line: string, where: string): { command: string; comment: string } {
+  let quote: string | undefined;
+  for (let index = 0; index < line.length; index += 1) {
+    const c = line[index];
+    if (quote !== undefined) {
+      if (c === '\\' && quote === '"') index += 1;
+      else if (c === quote) quote = undefined;
+    } else if (c === '\\') index += 1;
+    else if (c === "'" || c === '"') quote = c;
+    else if (c === '#' && (index === 0 || line[index - 1] === ' ' || line[index - 1] === '\t')) {
+      return { command: line.slice(0, index).trim(), comment: line.slice(index + 1).trim() };
+    }
+  }
+  if (quote !== undefined) throw new Error(`${where}: unterminated ${quote} quote`);
+  return { command: line.trim(), comment: '' };
+}
+
+/** `$NAME` or `${NAME}` at `index` of `line`: the variable's value and where the reference ends. */
+function expand(line: string, index: number, variables: SessionVariables, where: string): { text: string; end: number } {
+  const match = /^\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))/.exec(line.slice(index));
+  if (!match) throw new Error(`${where}: '$' is supported only as $NAME or \${NAME} in a replayed curl or sql-resources command`);
+  const name = match[1] ?? match[2];
+  const value = variables.get(name);
+  if (value === undefined) throw new Error(`${where}: $${name} is not set by an earlier step of the session`);
+  return { text: value, end: index + match[0].length };
+}
+
+/**
+ * POSIX-shell words of one command: single and double quotes, backslashes, and `$NAME` /
+ * `${NAME}` read from the session's variables (not inside single quotes).
+ */
+export function shellWords(line: string, where: string, variables: SessionVariables = new Map()): string[] {
   const words: string[] = [];
   let word: string | undefined;
   let index = 0;
@@ -56,6 +98,12 @@ export function shellWords(line: string, where: string): { words: string[]; comm
       let text = '';
       index += 1;
       while (index < line.length && line[index] !== '"') {
+        if (line[index] === '$') {
+          const expanded = expand(line, index, variables, where);
+          text += expanded.text;
+          index = expanded.end;
+          continue;
+        }
         if (line[index] === '\\' && '"\\$`'.includes(line[index + 1])) index += 1;
         text += line[index];
         index += 1;
@@ -70,17 +118,53 @@ export function shellWords(line: string, where: string): { words: string[]; comm
       if (word !== undefined) words.push(word);
       word = undefined;
       index += 1;
-    } else if (c === '#' && word === undefined) {
-      return { words, comment: line.slice(index + 1).trim() };
-    } else if ('|;&<>`$'.includes(c)) {
-      throw new Error(`${where}: '${c}' is not supported in a replayed command`);
+    } else if (c === '$') {
+      const expanded = expand(line, index, variables, where);
+      word = (word ?? '') + expanded.text;
+      index = expanded.end;
+    } else if ('|;&<>`'.includes(c)) {
+      throw new Error(`${where}: '${c}' is not supported in a replayed curl or sql-resources command`);
     } else {
       word = (word ?? '') + c;
       index += 1;
     }
   }
   if (word !== undefined) words.push(word);
-  return { words, comment: '' };
+  return words;
+}
+
+/** What a step is, by its first word: an assignment, curl, the CLI, or another shell command. */
+export type StepKind = { type: 'assignment'; name: string } | { type: 'curl' } | { type: 'cli' } | { type: 'shell' };
+
+export function stepKind(step: SessionStep): StepKind {
+  const assignment = /^(?:export\s+)?([A-Za-z_]\w*)=/.exec(step.command);
+  if (assignment) return { type: 'assignment', name: assignment[1] };
+  const first = /^\S+/.exec(step.command)?.[0];
+  if (first === 'curl') return { type: 'curl' };
+  if (first === 'sql-resources' || (first === 'npx' && /^npx\s+sql-resources\b/.test(step.command))) return { type: 'cli' };
+  return { type: 'shell' };
+}
+
+/** The environment of a session's shell and CLI commands: the process's, plus the session's variables. */
+export function sessionEnv(variables: SessionVariables): NodeJS.ProcessEnv {
+  return { ...process.env, ...Object.fromEntries(variables), NODE_PATH: join(rootDir, 'node_modules') };
+}
+
+/** Runs a command line in /bin/sh in `cwd`; its output is stdout then stderr. */
+export function runShell(command: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliRun> {
+  return runProcess('/bin/sh', ['-c', command], cwd, env, timeoutMs);
+}
+
+/**
+ * Evaluates an assignment step in /bin/sh and answers the value it gives the variable (a
+ * command substitution's trailing newlines dropped, as the shell does). An assignment prints
+ * nothing: any output, or a failing command, is the mismatch.
+ */
+export async function runAssignment(step: SessionStep, name: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ value?: string; mismatch?: string }> {
+  if (step.output.length > 0) return { mismatch: 'an assignment prints nothing: the session shows output under it' };
+  const run = await runShell(`${step.command}\nprintf %s "$${name}"`, cwd, env);
+  if (run.code !== 0 || run.stderr !== '') return { mismatch: `exit code ${run.code}; output:\n${run.printed.join('\n')}` };
+  return { value: run.stdout };
 }
 
 export interface CurlRequest {
@@ -130,8 +214,7 @@ export function curlRequest(words: string[], where: string): CurlRequest {
 }
 
 /** What curl prints for a response: the body, or with -i the status line, headers and body. */
-export async function replayCurl(step: SessionStep, baseUrl: string, where: string): Promise<{ printed: string[]; status: number; headers: Headers }> {
-  const request = curlRequest(step.words, where);
+export async function replayCurl(request: CurlRequest, baseUrl: string): Promise<{ printed: string[]; status: number; headers: Headers }> {
   const response = await fetch(baseUrl + request.path, { method: request.method, headers: request.headers, body: request.body });
   const body = await response.text();
   const printed: string[] = [];
@@ -194,17 +277,21 @@ export function cliArguments(words: string[]): string[] | undefined {
 
 export interface CliRun {
   code: number | null;
+  /** stdout then stderr, by lines, without trailing empty lines. */
   printed: string[];
+  stdout: string;
+  stderr: string;
 }
 
 /** Runs the CLI from source in `cwd`, as the installed `sql-resources` bin would run. */
 export function runCliIn(args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliRun> {
   if (args[0] === 'serve') return Promise.reject(new Error('`serve` runs until stopped and cannot be replayed; mark the block no-run'));
-  const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), `${rootDir}/src/host/cli.ts`, ...args], {
-    cwd,
-    env: { ...env, TS_NODE_PROJECT: `${rootDir}/tsconfig.json` },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const cliArgs = ['-r', require.resolve('ts-node/register/transpile-only'), `${rootDir}/src/host/cli.ts`, ...args];
+  return runProcess(process.execPath, cliArgs, cwd, { ...env, TS_NODE_PROJECT: `${rootDir}/tsconfig.json` }, timeoutMs);
+}
+
+function runProcess(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CliRun> {
+  const child = spawn(file, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -215,7 +302,7 @@ export function runCliIn(args: string[], cwd: string, env: NodeJS.ProcessEnv, ti
       clearTimeout(timer);
       const printed = (stdout + stderr).split('\n');
       while (printed.length > 0 && printed[printed.length - 1] === '') printed.pop();
-      resolve({ code, printed });
+      resolve({ code, printed, stdout, stderr });
     });
   });
 }

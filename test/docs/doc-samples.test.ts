@@ -1,13 +1,31 @@
 import assert from 'node:assert';
 import strictAssert from 'node:assert/strict';
+import * as crypto from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { format } from 'node:util';
+import * as fastJwt from 'fast-jwt';
 import * as yaml from 'yaml';
 import * as sqlResources from '../../src';
 import { rawQuery, type Kind } from '../support/servers';
-import { cliArguments, cliMismatch, curlMismatch, curlRequest, documentedStatus, parseSession, replayCurl, runCliIn, type SessionStep } from './console-session';
+import {
+  cliArguments,
+  cliMismatch,
+  curlMismatch,
+  curlRequest,
+  documentedStatus,
+  parseSession,
+  replayCurl,
+  runAssignment,
+  runCliIn,
+  runShell,
+  sessionEnv,
+  shellWords,
+  stepKind,
+  type SessionStep,
+  type SessionVariables,
+} from './console-session';
 import {
   allKinds,
   checkedLanguages,
@@ -31,6 +49,8 @@ const sampleModules: Record<string, unknown> = {
   'sql-resources': sqlResources,
   'node:assert': assert,
   'node:assert/strict': strictAssert,
+  'node:crypto': crypto,
+  'fast-jwt': fastJwt,
   yaml,
 };
 
@@ -161,13 +181,34 @@ describe('docs samples against the real servers', () => {
     return found;
   }
 
-  /** The page's fixture app for `kind`, on fresh tables, started (listening on a free port when it has endpoints). */
-  async function startFixtureApp(page: Page, kind: Kind): Promise<sqlResources.App> {
+  /** Environment variables set for the page now running (`sample-env`); another page's are undone. */
+  let pageEnvNames = new Set<string>();
+  function usePageEnv(page: Page): void {
+    for (const name of pageEnvNames) {
+      if (page.env[name] !== undefined) continue;
+      const saved = savedEnv.get(name);
+      if (saved === undefined) delete process.env[name];
+      else process.env[name] = saved;
+    }
+    setEnv(page.env);
+    pageEnvNames = new Set([...pageEnvNames, ...Object.keys(page.env)]);
+  }
+
+  /**
+   * The page's fixture app for `kind` (or the app of its yaml sample `profileName`), on fresh
+   * tables, started (listening on a free port when it has endpoints).
+   */
+  async function startFixtureApp(page: Page, kind: Kind, profileName?: string): Promise<sqlResources.App> {
     const { profile, sql } = fixtures(page, kind);
     useEnv(kind);
+    usePageEnv(page);
     await resetSampleDatabase(databases.get(kind) as SampleDatabase, sql.code);
-    const home = profile.page === page.name ? page : (pageByName.get(profile.page) as Page);
-    const app = sqlResources.createApp(workspace(home, kind).profilePath(sampleName(profile)));
+    if (profileName !== undefined) {
+      const named = page.blocks.find((block) => isSample(block, 'yaml') && sampleName(block) === profileName);
+      if (!named) throw new Error(`${page.name}: no yaml sample '${profileName}' to run against`);
+    }
+    const home = profileName !== undefined || profile.page === page.name ? page : (pageByName.get(profile.page) as Page);
+    const app = sqlResources.createApp(workspace(home, kind).profilePath(profileName ?? sampleName(profile)));
     await app.start({ port: 0 });
     return app;
   }
@@ -195,20 +236,40 @@ describe('docs samples against the real servers', () => {
     expect(printed.map(normalize)).toEqual(expected);
   }
 
-  async function replay(steps: SessionStep[], block: CodeBlock, app: sqlResources.App | undefined, cwd: string): Promise<void> {
+  /**
+   * Replays a console session: curl against `app`, the CLI and other shell commands in `cwd`.
+   * A variable the session exports that the page's `sample-env` sets too must have its value
+   * there: the app was started with that one.
+   */
+  async function replay(steps: SessionStep[], block: CodeBlock, app: sqlResources.App | undefined, cwd: string, pageEnv: Record<string, string> = {}): Promise<void> {
+    const variables: SessionVariables = new Map();
     for (const step of steps) {
       const at = `${block.page}:${step.line}`;
-      const cli = cliArguments(step.words);
+      const kind = stepKind(step);
+      if (kind.type === 'assignment') {
+        const { value, mismatch } = await runAssignment(step, kind.name, cwd, sessionEnv(variables));
+        expect({ at, mismatch }).toEqual({ at, mismatch: undefined });
+        if (pageEnv[kind.name] !== undefined) expect({ at, [kind.name]: value }).toEqual({ at, [kind.name]: pageEnv[kind.name] });
+        variables.set(kind.name, value as string);
+        continue;
+      }
+      if (kind.type === 'shell') {
+        const run = await runShell(step.command, cwd, sessionEnv(variables));
+        expect({ at, mismatch: cliMismatch(step, run) }).toEqual({ at, mismatch: undefined });
+        continue;
+      }
+      const words = shellWords(step.command, at, variables);
+      const cli = cliArguments(words);
       if (cli) {
-        const run = await runCliIn(cli, cwd, process.env);
+        const run = await runCliIn(cli, cwd, sessionEnv(variables));
         expect({ at, mismatch: cliMismatch(step, run) }).toEqual({ at, mismatch: undefined });
         continue;
       }
       const address = app?.address();
       if (!address) throw new Error(`${at}: a curl step needs a fixture profile with endpoints`);
-      const { printed, status } = await replayCurl(step, `http://127.0.0.1:${address.port}`, at);
-      const include = curlRequest(step.words, at).include;
-      expect({ at, status: documentedStatus(step) ?? status, mismatch: curlMismatch(step, printed, include) }).toEqual({ at, status, mismatch: undefined });
+      const request = curlRequest(words, at);
+      const { printed, status } = await replayCurl(request, `http://127.0.0.1:${address.port}`);
+      expect({ at, status: documentedStatus(step) ?? status, mismatch: curlMismatch(step, printed, request.include) }).toEqual({ at, status, mismatch: undefined });
     }
   }
 
@@ -228,13 +289,17 @@ describe('docs samples against the real servers', () => {
 
   it.each(yamlRuns.map((run) => [run.title, run] as const))('%s parses and builds an app', (_title, run) => {
     useEnv(run.kind);
+    usePageEnv(run.page);
     const path = workspace(run.page, run.kind).profilePath(sampleName(run.block));
     // The app runs the profile as the page shows it (with this kind's _class).
     expect(sqlResources.createApp(path).profile).toEqual(yaml.parse(profileText(run.block, run.kind)));
   });
 
+  /** The yaml sample a ts or console sample names to run against (`profile=…`), if any. */
+  const profileOf = (block: CodeBlock): string | undefined => (block.marker?.type === 'sample' ? block.marker.profile : undefined);
+
   it.each(tsRuns.map((run) => [run.title, run] as const))('%s', async (_title, run) => {
-    const app = await startFixtureApp(run.page, run.kind);
+    const app = await startFixtureApp(run.page, run.kind, profileOf(run.block));
     try {
       await runTs(run.sample as CompiledSample, app);
     } finally {
@@ -245,9 +310,9 @@ describe('docs samples against the real servers', () => {
   it.each(sessionRuns.map((run) => [run.title, run] as const))('%s replays as documented', async (_title, run) => {
     const steps = parseSession(run.block);
     expect(steps.length).toBeGreaterThan(0);
-    const app = await startFixtureApp(run.page, run.kind);
+    const app = await startFixtureApp(run.page, run.kind, profileOf(run.block));
     try {
-      await replay(steps, run.block, app, workspace(run.page, run.kind).dir);
+      await replay(steps, run.block, app, workspace(run.page, run.kind).dir, run.page.env);
     } finally {
       await app.stop();
     }

@@ -5,13 +5,18 @@ import type { Kind } from '../support/servers';
 /**
  * Code blocks of docs/*.md (and README.md) and the HTML comment that marks each one:
  *
- *   <!-- sample: name [mysql|postgres] [fixture] -->   ts: run it; yaml: build it with createApp;
- *                                                      console: replay its curl and sql-resources commands
+ *   <!-- sample: name [mysql|postgres] [fixture] [profile=other] -->
+ *                                                      ts: run it; yaml: build it with createApp;
+ *                                                      console: replay its commands (console-session.ts)
  *   <!-- fixture-sql: mysql|postgres -->               tables every sample of the page starts with, for that kind
  *   <!-- file: name -->                                written as `name` next to the page's profiles (server.lib code)
  *   <!-- no-run: reason -->                            shown only, on purpose
  *
- * A page may say `<!-- sample-kinds: mysql -->` to run its samples against one kind only.
+ * A ts or console sample runs against the page's fixture app; with `profile=other`, against an
+ * app built from the page's yaml sample `other` instead (on the same fixture tables).
+ * A page may say `<!-- sample-kinds: mysql -->` to run its samples against one kind only, and
+ * `<!-- sample-env: NAME=value … -->` to set environment variables while its samples run (what
+ * its profiles read as `{{NAME}}`: a secret the page shows being exported, for instance).
  * A page without its own fixture profile or fixture SQL for a kind uses the ones of
  * `<kind>.md` (mysql.md, postgres.md). A yaml sample whose marker names no kind is
  * kind-neutral: each run sets its resources' `_class` to the kind it runs against.
@@ -29,7 +34,7 @@ export const checkedLanguages = new Set(['ts', 'typescript', 'js', 'javascript',
 export const runnableLanguages = new Set(['ts', 'yaml', 'console']);
 
 export type Marker =
-  | { type: 'sample'; name: string; kinds?: Kind[]; fixture: boolean }
+  | { type: 'sample'; name: string; kinds?: Kind[]; fixture: boolean; profile?: string }
   | { type: 'fixture-sql'; kind: Kind }
   | { type: 'file'; name: string }
   | { type: 'no-run'; reason: string };
@@ -46,6 +51,8 @@ export interface CodeBlock {
 export interface Page {
   name: string;
   kinds: Kind[];
+  /** Environment variables set while the page's samples run (`sample-env`). */
+  env: Record<string, string>;
   blocks: CodeBlock[];
 }
 
@@ -60,10 +67,12 @@ function parseMarker(comment: string, where: string): Marker | undefined {
   if (type === 'sample') {
     const [name, ...flags] = words;
     if (!name) throw new Error(`${where}: a sample marker needs a name`);
-    const unknown = flags.filter((flag) => flag !== 'fixture' && !isKind(flag));
+    const profiles = flags.filter((flag) => /^profile=[\w.-]+$/.test(flag)).map((flag) => flag.slice('profile='.length));
+    const unknown = flags.filter((flag) => flag !== 'fixture' && !isKind(flag) && !/^profile=[\w.-]+$/.test(flag));
     if (unknown.length > 0) throw new Error(`${where}: unknown sample flag(s) ${unknown.join(', ')}`);
+    if (profiles.length > 1) throw new Error(`${where}: a sample runs against one profile`);
     const kinds = flags.filter(isKind);
-    return { type, name, kinds: kinds.length > 0 ? kinds : undefined, fixture: flags.includes('fixture') };
+    return { type, name, kinds: kinds.length > 0 ? kinds : undefined, fixture: flags.includes('fixture'), profile: profiles[0] };
   }
   if (type === 'fixture-sql') {
     if (!isKind(rest)) throw new Error(`${where}: fixture-sql needs mysql or postgres`);
@@ -82,6 +91,13 @@ export function parsePage(name: string, text: string): Page {
   const blocks: CodeBlock[] = [];
   const kindsDeclaration = /<!--\s*sample-kinds:\s*([a-z ,]+?)\s*-->/.exec(text);
   const kinds = kindsDeclaration ? kindsDeclaration[1].split(/[\s,]+/).filter(isKind) : allKinds;
+  const envDeclaration = /<!--\s*sample-env:\s*(.*?)\s*-->/.exec(text);
+  const env: Record<string, string> = {};
+  for (const pair of envDeclaration ? envDeclaration[1].split(/\s+/).filter(Boolean) : []) {
+    const match = /^([A-Za-z_]\w*)=(.*)$/.exec(pair);
+    if (!match) throw new Error(`${name}: sample-env takes NAME=value pairs, not '${pair}'`);
+    env[match[1]] = match[2];
+  }
   for (let index = 0; index < lines.length; index += 1) {
     const open = /^```(\w*)/.exec(lines[index]);
     if (!open) continue;
@@ -95,7 +111,7 @@ export function parsePage(name: string, text: string): Page {
     blocks.push({ page: name, line: start + 1, lang: open[1], code: lines.slice(start, end).join('\n'), marker });
     index = end;
   }
-  return { name, kinds, blocks };
+  return { name, kinds, env, blocks };
 }
 
 /** The pages of docs/ this suite manages, parsed. */
