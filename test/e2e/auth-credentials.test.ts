@@ -151,6 +151,24 @@ describe.each(kinds)('%s: bearer tokens with a secret', (kind: Kind) => {
     expect(await get(lenient, '/up', bearer(hs256(claims({ exp: nowSeconds() - 60 }))))).toEqual(unauthorized('invalid token: the token has expired', true));
   });
 
+  it('refuses a token once it expires, though it was accepted (and remembered) before; the clock tolerance counts', async () => {
+    const token = hs256(claims({ exp: nowSeconds() + 60 }));
+    expect(await get(strict, '/up', bearer(token))).toEqual(up);
+    expect(await get(lenient, '/up', bearer(token))).toEqual(up);
+    const realNow = Date.now;
+    const clock = jest.spyOn(Date, 'now');
+    try {
+      clock.mockImplementation(() => realNow() + 75_000);
+      expect(await get(strict, '/up', bearer(token))).toEqual(unauthorized('invalid token: the token has expired', true));
+      // 15 s past exp, within lenient's 30 s of tolerance; 45 s past it, beyond.
+      expect(await get(lenient, '/up', bearer(token))).toEqual(up);
+      clock.mockImplementation(() => realNow() + 105_000);
+      expect(await get(lenient, '/up', bearer(token))).toEqual(unauthorized('invalid token: the token has expired', true));
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
   it('refuses a token whose nbf is in the future (401)', async () => {
     const token = hs256(claims({ nbf: nowSeconds() + 600 }));
     expect(await get(strict, '/up', bearer(token))).toEqual(unauthorized('invalid token: the token is not valid yet (nbf)', true));

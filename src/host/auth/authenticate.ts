@@ -6,6 +6,7 @@ import { SqlResourceError } from '../../errors';
 import type { AuthIdentity } from './identity';
 import { createJwtVerifier, type JwtVerifier } from './jwt';
 import type { ApiKeySettings, AuthSettings } from './settings';
+import { VerifiedTokens } from './verified-tokens';
 
 /** What a request's credential proved: nothing was sent, who the caller is, or why it failed. */
 export type Authentication =
@@ -79,6 +80,7 @@ function matchApiKey(keys: readonly ApiKeySettings[], presented: string): ApiKey
 export function createAuthenticator(settings: AuthSettings): Authenticator {
   const verify: JwtVerifier | undefined = settings.jwt && createJwtVerifier(settings.jwt);
   const rolesClaim = settings.jwt?.rolesClaim ?? 'roles';
+  const verifiedTokens = settings.jwt && new VerifiedTokens(settings.jwt.clockTolerance);
   const { apiKeyHeader, apiKeys } = settings;
   const accepts = [verify ? 'Authorization: Bearer <token>' : undefined, apiKeys.length > 0 ? `${apiKeyHeader}: <key>` : undefined].filter(Boolean).join(' or ');
 
@@ -87,10 +89,18 @@ export function createAuthenticator(settings: AuthSettings): Authenticator {
     if (header.length > maxCredentialLength) return refused('invalid token: it is too long', true);
     const match = bearerPattern.exec(header);
     if (match === null) return refused(`malformed Authorization header: send ${accepts}`, /^bearer\b/i.test(header));
+    const token = match[1];
+    const known = verifiedTokens?.get(token);
+    if (known !== undefined) return known;
+    const remember = (claims: Record<string, unknown>): Authentication => {
+      const outcome = jwtIdentity(claims, rolesClaim);
+      if (outcome.identity !== null) verifiedTokens?.remember(token, outcome);
+      return outcome;
+    };
     try {
-      const verified = verify(match[1]);
-      if (verified instanceof Promise) return verified.then((claims) => jwtIdentity(claims, rolesClaim), tokenFailure);
-      return jwtIdentity(verified, rolesClaim);
+      const verified = verify(token);
+      if (verified instanceof Promise) return verified.then(remember, tokenFailure);
+      return remember(verified);
     } catch (error) {
       return tokenFailure(error);
     }

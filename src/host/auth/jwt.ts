@@ -5,9 +5,6 @@ import type { JwtSettings } from './settings';
 /** Verifies a token and answers its claims, or throws a `TokenError` (fast-jwt's). */
 export type JwtVerifier = (token: string) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
-/** Verified tokens cached per verifier: a repeated token costs a hash, not a signature check. */
-const verifiedTokenCache = 1000;
-
 /**
  * The verifier of `server.auth.jwt`, built on fast-jwt: signature, `exp`, `nbf`, `iss` and `aud`
  * checked, the algorithm taken only from the allow-list (never `none`, never HS* with a public
@@ -22,7 +19,6 @@ export function createJwtVerifier(settings: JwtSettings): JwtVerifier {
     // fast-jwt checks iss and aud only when the token has them: a configured one is required.
     requiredClaims: [settings.issuer === undefined ? [] : ['iss'], settings.audience === undefined ? [] : ['aud']].flat(),
     clockTolerance: settings.clockTolerance * 1000,
-    cache: verifiedTokenCache,
   };
   const { key } = settings;
   if ('jwks' in key) {
