@@ -228,7 +228,7 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
     },
     async create(request) {
       const body = objectBody(request);
-      const row = await resource.insert(table, scope.length === 0 ? body : scopedBody(body, scopeValues(scope, request), ignoreCase, true)).catch(refusedScope);
+      const row = await (scope.length === 0 ? resource.insert(table, body) : resource.insert(table, scopedBody(body, scopeValues(scope, request), ignoreCase, true)).catch(refusedScope));
       return { statusCode: 201, message: `${label}: created`, data: row };
     },
     async update(request) {
