@@ -14,7 +14,8 @@ describe.each(kinds)('%s check: an id_field that is not unique', (kind: Kind) =>
 
   const profile = (idField: string, endpoint = 'update'): Record<string, unknown> => ({
     resources: { db: resourceConfig(kind, {}, { keepAliveInterval: 0 }) },
-    server: { endpoints: [{ path: '/rows/:id', endpoint, resource: 'db', table, id_field: idField }] },
+    // With server.auth, so that the only warnings are about the id_field (no open write endpoints).
+    server: { auth: { jwt: { secret: 'check-id-field-secret-of-at-least-32-bytes' } }, endpoints: [{ path: '/rows/:id', endpoint, resource: 'db', table, id_field: idField }] },
   });
 
   it.each(['id', 'code'])('is silent for a unique id_field (%s)', async (idField) => {
