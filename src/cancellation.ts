@@ -1,4 +1,6 @@
+import type { StatementResult } from './driver-adapter';
 import { SqlResourceError } from './errors';
+import type { Executor } from './statement';
 
 /**
  * Cancelling a statement whose caller is gone (an HTTP client that left). The adapters send the
@@ -36,4 +38,36 @@ export function watchCancel(signal: AbortSignal | undefined, cancel: () => Promi
 /** The error a statement ends with when its caller left before it could start. */
 export function callerGone(): SqlResourceError {
   return new SqlResourceError('CANCELLED', 'the caller is gone; the statement was not run');
+}
+
+/**
+ * The executor of a transaction's one connection, whose statements honour their signals: an
+ * abort sends `cancel` for that connection. Once one was sent, `cancelled` is true and the
+ * connection must be discarded, not pooled: the cancel may arrive after its statement ended.
+ */
+export class CancellableConnection implements Executor {
+  readonly #runOn: (sql: string, values: readonly unknown[]) => Promise<StatementResult>;
+  readonly #cancel: () => Promise<void>;
+  readonly #report: (error: Error) => void;
+  #cancelled = false;
+
+  constructor(runOn: (sql: string, values: readonly unknown[]) => Promise<StatementResult>, cancel: () => Promise<void>, report: (error: Error) => void) {
+    this.#runOn = runOn;
+    this.#cancel = cancel;
+    this.#report = report;
+  }
+
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
+
+  run(sql: string, values: readonly unknown[], signal?: AbortSignal): Promise<StatementResult> {
+    if (signal === undefined) return this.#runOn(sql, values);
+    if (signal.aborted) return Promise.reject(callerGone());
+    const watch = watchCancel(signal, this.#cancel, this.#report);
+    return this.#runOn(sql, values).finally(() => {
+      watch.dispose();
+      this.#cancelled ||= watch.fired;
+    });
+  }
 }

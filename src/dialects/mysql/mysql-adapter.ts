@@ -1,5 +1,5 @@
 import { createConnection, createPool } from 'mysql2';
-import { callerGone, watchCancel } from '../../cancellation';
+import { callerGone, CancellableConnection, watchCancel } from '../../cancellation';
 import { poolClosed } from '../../errors';
 import type { ServerSettings } from '../../config';
 import type { ServerFeatures } from '../../dialect';
@@ -180,25 +180,19 @@ export class MysqlAdapter implements DriverAdapter {
 
   async transaction<T>(work: (executor: Executor) => Promise<T>): Promise<T> {
     const connection = await this.#connection();
-    // A KILL QUERY may arrive after its statement ended, and hit the next one: the connection is not pooled again.
-    let cancelled = false;
-    const run = (sql: string, values: readonly unknown[], signal?: AbortSignal): Promise<StatementResult> => {
-      if (signal === undefined) return this.#runOn(connection, sql, values);
-      if (signal.aborted) return Promise.reject(callerGone());
-      const watch = watchCancel(signal, () => this.#kill(connection), (error) => this.#hooks.onPoolError(error));
-      return this.#runOn(connection, sql, values).finally(() => {
-        watch.dispose();
-        cancelled ||= watch.fired;
-      });
-    };
+    const executor = new CancellableConnection(
+      (sql, values) => this.#runOn(connection, sql, values),
+      () => this.#kill(connection),
+      (error) => this.#hooks.onPoolError(error),
+    );
     let result: T;
     try {
       await this.#control(connection, 'START TRANSACTION');
-      result = await work({ run });
+      result = await work(executor);
       await this.#control(connection, 'COMMIT');
     } catch (error) {
       // Destroyed (closing rolls back) when a kill was sent, or when ROLLBACK failed and may have left the transaction open.
-      if (cancelled) connection.destroy();
+      if (executor.cancelled) connection.destroy();
       else {
         await this.#control(connection, 'ROLLBACK').then(
           () => connection.release(),
@@ -207,7 +201,7 @@ export class MysqlAdapter implements DriverAdapter {
       }
       throw error;
     }
-    if (cancelled) connection.destroy();
+    if (executor.cancelled) connection.destroy();
     else connection.release();
     return result;
   }

@@ -1,7 +1,7 @@
 import { Client, Pool, types as pgTypes, type PoolClient, type PoolConfig, type QueryConfig, type QueryResult } from 'pg';
 import Cursor from 'pg-cursor';
 import type { ServerSettings } from '../../config';
-import { callerGone, watchCancel } from '../../cancellation';
+import { callerGone, CancellableConnection, watchCancel } from '../../cancellation';
 import { poolClosed } from '../../errors';
 import type { ServerFeatures } from '../../dialect';
 import type { IntegerRange } from '../../integers';
@@ -229,25 +229,19 @@ export class PostgresAdapter implements DriverAdapter {
     if (!pool) throw poolClosed();
     const client: PoolClient = await pool.connect();
     const target = client as unknown as PgQueryable;
-    // A cancel may arrive after its statement ended, and hit the next one: the client is not pooled again.
-    let cancelled = false;
-    const run = (sql: string, values: readonly unknown[], signal?: AbortSignal): Promise<StatementResult> => {
-      if (signal === undefined) return this.#runOn(target, sql, values);
-      if (signal.aborted) return Promise.reject(callerGone());
-      const watch = watchCancel(signal, () => this.#cancel(client), (error) => this.#hooks.onPoolError(error));
-      return this.#runOn(target, sql, values).finally(() => {
-        watch.dispose();
-        cancelled ||= watch.fired;
-      });
-    };
+    const executor = new CancellableConnection(
+      (sql, values) => this.#runOn(target, sql, values),
+      () => this.#cancel(client),
+      (error) => this.#hooks.onPoolError(error),
+    );
     let result: T;
     try {
       await client.query('BEGIN');
-      result = await work({ run });
+      result = await work(executor);
       await client.query('COMMIT');
     } catch (error) {
       // Discarded (closing rolls back) when a cancel was sent, or when ROLLBACK failed and may have left the transaction open.
-      if (cancelled) client.release(true);
+      if (executor.cancelled) client.release(true);
       else {
         await client.query('ROLLBACK').then(
           () => client.release(),
@@ -256,7 +250,7 @@ export class PostgresAdapter implements DriverAdapter {
       }
       throw error;
     }
-    client.release(cancelled || undefined);
+    client.release(executor.cancelled || undefined);
     return result;
   }
 
