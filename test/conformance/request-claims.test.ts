@@ -1,6 +1,7 @@
 import { PostgresResource, withRequestClaims, type Executor, type SqlResource } from '../../src';
 import { ResourceManager } from '../../src/resource-manager';
 import { runningStatements as running, waitUntil } from '../support/activity';
+import { createRowLevelSecurity, dropRowLevelSecurity, type RowLevelSecurity } from '../support/row-level-security';
 import { kinds, rawQuery, resourceConfig, uniqueName, type Kind } from '../support/servers';
 
 /**
@@ -16,6 +17,14 @@ const login = uniqueName('sr_rls_login');
 const reader = uniqueName('sr_rls_reader');
 const outsider = uniqueName('sr_rls_outsider');
 const tenantOf = "(nullif(current_setting('request.jwt.claims', true), '')::json->>'tenant')::int";
+const rls: RowLevelSecurity = {
+  table,
+  login,
+  reader,
+  others: [outsider],
+  columns: 'tenant_id INT NOT NULL, label TEXT NOT NULL',
+  policy: `tenant_id = ${tenantOf}`,
+};
 
 const tenant = (id: number, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ sub: `user-${id}`, tenant: id, db_role: reader, ...extra });
 type Session = { claims: string | null; user: string; inTransaction: boolean };
@@ -44,16 +53,7 @@ describe('postgres: requestClaims hands the verified claims to row-level securit
   let plain: SqlResource;
 
   beforeAll(async () => {
-    await rawQuery('postgres', `CREATE ROLE "${login}" LOGIN NOINHERIT`);
-    await rawQuery('postgres', `CREATE ROLE "${reader}" NOLOGIN`);
-    await rawQuery('postgres', `CREATE ROLE "${outsider}" NOLOGIN`);
-    await rawQuery('postgres', `GRANT "${reader}" TO "${login}"`);
-    await rawQuery('postgres', `CREATE TABLE "${table}" (id SERIAL PRIMARY KEY, tenant_id INT NOT NULL, label TEXT NOT NULL)`);
-    await rawQuery('postgres', `ALTER TABLE "${table}" ENABLE ROW LEVEL SECURITY`);
-    await rawQuery('postgres', `ALTER TABLE "${table}" FORCE ROW LEVEL SECURITY`);
-    await rawQuery('postgres', `CREATE POLICY tenant_rows ON "${table}" USING (tenant_id = ${tenantOf}) WITH CHECK (tenant_id = ${tenantOf})`);
-    await rawQuery('postgres', `GRANT SELECT, INSERT, UPDATE, DELETE ON "${table}" TO "${reader}"`);
-    await rawQuery('postgres', `GRANT USAGE ON SEQUENCE "${table}_id_seq" TO "${reader}"`);
+    await createRowLevelSecurity(rls);
     await rawQuery('postgres', `INSERT INTO "${table}" (tenant_id, label) VALUES (1, 'one-a'), (1, 'one-b'), (2, 'two-a'), (2, 'two-b')`);
     await rawQuery('postgres', `INSERT INTO "${table}" (tenant_id, label) SELECT 1 + n % 2, 'bulk-' || n FROM generate_series(1, 10) AS n`);
     const resources = new ResourceManager();
@@ -65,8 +65,7 @@ describe('postgres: requestClaims hands the verified claims to row-level securit
 
   afterAll(async () => {
     await Promise.all([db?.stop(), plain?.stop()]);
-    await rawQuery('postgres', `DROP TABLE IF EXISTS "${table}"`);
-    await rawQuery('postgres', `DROP ROLE IF EXISTS "${login}", "${reader}", "${outsider}"`);
+    await dropRowLevelSecurity(rls);
   });
 
   it('reads only the rows of the tenant in the claims, as the role of roleClaim', async () => {

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSigner } from 'fast-jwt';
 import { createApp, type App, type Profile, type SqlResourceError } from '../../src';
+import { startedApps } from '../support/apps';
 import { spawnCli, waitForLine } from '../support/cli';
 import { call } from '../support/http';
 import { profileFiles } from '../support/profile-files';
@@ -87,18 +88,8 @@ function profile(kind: Kind, auth: Record<string, unknown>): Profile {
   } as Profile;
 }
 
-const started: App[] = [];
-
-async function start(source: Profile): Promise<App> {
-  const app = createApp(source);
-  started.push(app);
-  await app.start({ port: 0 });
-  return app;
-}
-
-afterAll(async () => {
-  await Promise.all(started.map((app) => app.stop()));
-});
+const { start, stopAll } = startedApps();
+afterAll(stopAll);
 
 /** What `createApp` throws for a profile. */
 function profileError(source: Profile): SqlResourceError {

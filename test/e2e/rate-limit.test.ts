@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { createApp, type App, type Profile } from '../../src';
 import { rateLimitSettings } from '../../src/host/rate-limit';
+import { startedApps } from '../support/apps';
 import { probeRedis, redisClient, redisUrl } from '../support/redis';
 import { resourceConfig, uniqueName } from '../support/servers';
 
@@ -54,18 +55,8 @@ function profile(name: string, rateLimit: unknown, server: Record<string, unknow
   } as Profile;
 }
 
-const started: App[] = [];
-
-async function start(source: Profile): Promise<App> {
-  const app = createApp(source);
-  started.push(app);
-  await app.start({ port: 0 });
-  return app;
-}
-
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((app) => app.stop()));
-});
+const { start, stopAll } = startedApps();
+afterEach(stopAll);
 
 describe('rate limiting in one host', () => {
   it('answers 200 within the budget, then 429 RATE_LIMITED in the nok envelope with Retry-After', async () => {

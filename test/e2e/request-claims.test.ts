@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createSigner } from 'fast-jwt';
 import { createApp, type App } from '../../src';
 import { call } from '../support/http';
+import { createRowLevelSecurity, dropRowLevelSecurity, type RowLevelSecurity } from '../support/row-level-security';
 import { rawQuery, resourceConfig, uniqueName } from '../support/servers';
 
 /**
@@ -18,6 +19,7 @@ const table = uniqueName('rls_http');
 const login = uniqueName('sr_rls_http_login');
 const reader = uniqueName('sr_rls_http_reader');
 const tenantOf = "(nullif(current_setting('request.jwt.claims', true), '')::json->>'tenant')::int";
+const rls: RowLevelSecurity = { table, login, reader, columns: 'tenant_id INT NOT NULL, item TEXT NOT NULL', policy: `tenant_id = ${tenantOf}` };
 
 const handlerLib = `'use strict';
 // server.lib: what a handler's own statement sees of the request's claims.
@@ -37,15 +39,7 @@ describe('postgres: an authenticated request runs under the row-level security o
   beforeAll(async () => {
     workDir = mkdtempSync(join(tmpdir(), 'sr-request-claims-'));
     writeFileSync(join(workDir, 'handlers.js'), handlerLib);
-    await rawQuery('postgres', `CREATE ROLE "${login}" LOGIN NOINHERIT`);
-    await rawQuery('postgres', `CREATE ROLE "${reader}" NOLOGIN`);
-    await rawQuery('postgres', `GRANT "${reader}" TO "${login}"`);
-    await rawQuery('postgres', `CREATE TABLE "${table}" (id SERIAL PRIMARY KEY, tenant_id INT NOT NULL, item TEXT NOT NULL)`);
-    await rawQuery('postgres', `ALTER TABLE "${table}" ENABLE ROW LEVEL SECURITY`);
-    await rawQuery('postgres', `ALTER TABLE "${table}" FORCE ROW LEVEL SECURITY`);
-    await rawQuery('postgres', `CREATE POLICY tenant_rows ON "${table}" USING (tenant_id = ${tenantOf}) WITH CHECK (tenant_id = ${tenantOf})`);
-    await rawQuery('postgres', `GRANT SELECT, INSERT, UPDATE, DELETE ON "${table}" TO "${reader}"`);
-    await rawQuery('postgres', `GRANT USAGE ON SEQUENCE "${table}_id_seq" TO "${reader}"`);
+    await createRowLevelSecurity(rls);
     await rawQuery('postgres', `INSERT INTO "${table}" (tenant_id, item) SELECT 2 - n % 2, 'item-' || n FROM generate_series(1, 12) AS n`);
     app = createApp({
       resources: { db: resourceConfig('postgres', { user: login }, { requestClaims: true, roleClaim: 'db_role', streamBatchSize: 2 }) },
@@ -68,8 +62,7 @@ describe('postgres: an authenticated request runs under the row-level security o
 
   afterAll(async () => {
     await app?.stop();
-    await rawQuery('postgres', `DROP TABLE IF EXISTS "${table}"`);
-    await rawQuery('postgres', `DROP ROLE IF EXISTS "${login}", "${reader}"`);
+    await dropRowLevelSecurity(rls);
     if (workDir) rmSync(workDir, { recursive: true, force: true });
   });
 
