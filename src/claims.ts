@@ -19,3 +19,27 @@ export function authReference(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   return /^\{\{\s*auth\.([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)\s*\}\}$/.exec(value)?.[1];
 }
+
+/**
+ * The path of the first integer in `value` that a JSON number cannot hold exactly (past ±2^53),
+ * else undefined. Claims are decoded with `JSON.parse`, which rounds such a number to a
+ * neighbour: bound as it is, `9007199254740993` would match the row of `…992`.
+ */
+export function inexactInteger(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) && !Number.isSafeInteger(value) ? path : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const found = inexactInteger(item, path === '' ? key : `${path}.${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** Claims are shared by every request that sends the same credential: nothing may change them. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}

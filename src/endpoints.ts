@@ -1,4 +1,4 @@
-import { authReference, authVariablePrefix, claimAt, type Claims } from './claims';
+import { authReference, authVariablePrefix, claimAt, inexactInteger, type Claims } from './claims';
 import { isPlainObject } from './config';
 import type { SqlDialect } from './dialect';
 import type { Row } from './driver-adapter';
@@ -95,16 +95,19 @@ function asInvalidId(error: unknown, scopeColumns: ReadonlySet<string>): never {
   throw scopeRefusal(error, scopeColumns) ?? new SqlResourceError('INVALID_ID', error.message.replace(/^filter value for/, 'the id for'), { cause: error, field: 'id' });
 }
 
-
 /**
- * A claim of the verified caller, for `{{auth.<claim>}}` and `scope`. Absent (or no caller) is
- * FORBIDDEN: never a 500, and never a NULL that a comparison would quietly match nothing with.
+ * A claim of the verified caller, for `{{auth.<claim>}}` and `scope`. Absent, empty (or no
+ * caller) is FORBIDDEN: never a 500, and never a NULL or '' that a comparison would quietly
+ * match nothing, or the wrong rows, with. So is an integer a JSON number cannot hold exactly.
  */
 function claimValue(request: EndpointRequest, path: string): unknown {
   const field = authVariablePrefix + path;
   const value = request.auth ? claimAt(request.auth.claims, path) : undefined;
-  if (value === undefined || value === null) throw new SqlResourceError('FORBIDDEN', `the caller's credential has no claim '${path}' that this endpoint needs`, { field });
+  if (value === undefined || value === null || value === '') throw new SqlResourceError('FORBIDDEN', `the caller's credential has no claim '${path}' that this endpoint needs`, { field });
   if (typeof value === 'object') throw new SqlResourceError('FORBIDDEN', `the caller's claim '${path}' is not a single value`, { field });
+  if (inexactInteger(value) !== undefined) {
+    throw new SqlResourceError('FORBIDDEN', `the caller's claim '${path}' is an integer past 2^53, which a JSON number cannot hold exactly: issue it as a string`, { field });
+  }
   return value;
 }
 
@@ -195,11 +198,12 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
     throw scopeRefusal(error, scopeColumns) ?? error;
   };
   // The row a request names, within its caller's scope: a row outside it is not found.
-  const rowFilter = (request: EndpointRequest, id: unknown): Record<string, unknown> => (scope.length === 0 ? { [idField]: id } : { ...scopeValues(scope, request), [idField]: id });
+  const rowFilter = (id: unknown, scoped: Record<string, unknown> | undefined): Record<string, unknown> => (scoped === undefined ? { [idField]: id } : { ...scoped, [idField]: id });
+  const callerScope = (request: EndpointRequest): Record<string, unknown> | undefined => (scope.length === 0 ? undefined : scopeValues(scope, request));
 
   const selectRows = async (request: EndpointRequest): Promise<Row[]> => {
     if (template) return (await resource.query(template.sql, template.bind(templateLookup(config, request)), { signal: request.signal })) as Row[];
-    return resource.read(table, rowFilter(request, requestId(request))).catch(refusedId);
+    return resource.read(table, rowFilter(requestId(request), callerScope(request))).catch(refusedId);
   };
 
   // Messages never echo the id: a client's value is not reflected back to it.
@@ -228,13 +232,14 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
     },
     async create(request) {
       const body = objectBody(request);
-      const row = await (scope.length === 0 ? resource.insert(table, body) : resource.insert(table, scopedBody(body, scopeValues(scope, request), ignoreCase, true)).catch(refusedScope));
+      const scoped = callerScope(request);
+      const row = await (scoped === undefined ? resource.insert(table, body) : resource.insert(table, scopedBody(body, scoped, ignoreCase, true)).catch(refusedScope));
       return { statusCode: 201, message: `${label}: created`, data: row };
     },
     async update(request) {
       const id = requestId(request);
-      const scoped = scope.length === 0 ? undefined : scopeValues(scope, request);
-      const filter = scoped === undefined ? { [idField]: id } : { ...scoped, [idField]: id };
+      const scoped = callerScope(request);
+      const filter = rowFilter(id, scoped);
       const data = scoped === undefined ? { ...objectBody(request) } : scopedBody(objectBody(request), scoped, ignoreCase, false);
       // An id taken from the body names the row; it is not a column to write unless it is the key.
       if (request.params.id === undefined && idField !== 'id') delete data.id;
@@ -246,7 +251,7 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
     },
     async delete(request) {
       const id = requestId(request);
-      const { affectedRows } = await resource.deleteOne(table, rowFilter(request, id)).catch(refusedId);
+      const { affectedRows } = await resource.deleteOne(table, rowFilter(id, callerScope(request))).catch(refusedId);
       if (affectedRows === 0) throw notFound();
       return { statusCode: 200, message: `${label}: deleted`, data: { [idField]: id, affectedRows } };
     },

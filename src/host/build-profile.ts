@@ -106,6 +106,9 @@ export function buildProfile(profile: Profile, defaultPort: number, baseDir = pr
   const http = setting(() => httpOptions(server, typeof profile.name === 'string' ? profile.name : undefined), problems, profile);
   const port = setting(() => profileInteger(server, 'port', defaultPort, 0, 65535), problems, profile);
   const auth = flagged(problems, 'server').has('auth') ? undefined : setting(() => authSettings(server.auth, baseDir), problems, profile);
+  if (http?.rateLimit?.keyBy === 'auth' && !hasAuth) {
+    problems.push({ path: ['server', 'rateLimit', 'keyBy'], message: "'auth' needs server.auth (without it every client is counted by its address)" });
+  }
   if (problems.length > 0 || http === undefined || port === undefined) throw profileProblems(problems, undefined, profile);
   return { resources, endpoints: validated, http, port, auth };
 }

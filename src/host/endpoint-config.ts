@@ -50,6 +50,8 @@ const kindKeys: Readonly<Record<EndpointKind, readonly string[]>> = {
 };
 /** Methods that only read: an endpoint answering another one can change data. */
 const readingMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Kinds that change data, whatever method they answer. */
+const writingKinds = new Set<unknown>(['create', 'update', 'delete']);
 
 /**
  * The access keys of an entry (SPEC §7): `public`, `roles`, `scope` and `{{auth.<claim>}}`
@@ -60,8 +62,12 @@ function accessProblems(entry: Record<string, unknown>, template: CompiledTempla
   const needsAuth = (what: string, key?: string): void => void problems.push({ key, message: `${what} needs server.auth (who the caller is comes from a verified credential)` });
   if (entry.roles !== undefined && !hasAuth) needsAuth('roles', 'roles');
   if (entry.public === true && entry.roles !== undefined) problems.push({ key: 'roles', message: 'a public endpoint takes no roles: remove public: true or roles' });
+  // A public endpoint's anonymous callers have no claims: every one of their requests would be refused.
+  const forCallers = (what: string, key: string): void => void problems.push({ key, message: `${what} needs the caller's claims: a public endpoint cannot use it (remove public: true)` });
   for (const variable of template?.variables ?? []) {
-    if (variable.startsWith(authVariablePrefix) && !hasAuth) needsAuth(`{{${variable}}}`, 'sql');
+    if (!variable.startsWith(authVariablePrefix)) continue;
+    if (!hasAuth) needsAuth(`{{${variable}}}`, 'sql');
+    else if (entry.public === true) forCallers(`{{${variable}}}`, 'sql');
   }
   for (const key of Object.keys(entry)) {
     if (key.startsWith(authVariablePrefix)) problems.push({ key, message: `'${key}' cannot be set: {{auth.<claim>}} comes only from the caller's verified claims` });
@@ -77,6 +83,7 @@ function accessProblems(entry: Record<string, unknown>, template: CompiledTempla
   for (const [column, value] of Object.entries(scope)) {
     const claim = authReference(value);
     if (claim !== undefined && !hasAuth) needsAuth(`scope.${column}`, 'scope');
+    else if (claim !== undefined && entry.public === true) forCallers(`scope.${column}`, 'scope');
     if (claim === undefined && (value === null || typeof value === 'object' || (typeof value === 'string' && value.includes('{{')))) {
       problems.push({ key: 'scope', message: `scope.${column} must be a value or exactly {{auth.<claim>}}` });
     }
@@ -157,7 +164,7 @@ export function validateEndpoints(endpoints: unknown, context: EndpointContext):
     if (routes.has(route)) problem(`duplicate route ${route}`);
     routes.add(route);
     const config = Object.freeze({ ...entry });
-    if (!hasAuth && !readingMethods.has(method)) {
+    if (!hasAuth && (!readingMethods.has(method) || writingKinds.has(kind))) {
       result.warnings.push(`endpoint ${route}${isHandler ? '' : ` (${String(kind)})`} is open to anyone who reaches the port: set server.auth to require a credential`);
     }
 

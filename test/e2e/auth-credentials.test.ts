@@ -261,6 +261,13 @@ describe.each(kinds)('%s: API keys', (kind: Kind) => {
     expect([me.status, me.body.data]).toEqual([200, []]);
   });
 
+  it("keeps the key's name as its subject, whatever sub its claims set", async () => {
+    const renamed = await start(profile(kind, { apiKeys: [{ ...nightly, claims: { tenant: 7, sub: 'alice' } }] }));
+    const me = await call(renamed, 'GET', '/me', undefined, { 'x-api-key': apiKey });
+    // 'alice' is a row of /me: a key claiming her name would read it.
+    expect([me.status, me.body.data]).toEqual([200, []]);
+  });
+
   it('refuses a key that differs in its last character (401)', async () => {
     expect(wrongApiKey).not.toBe(apiKey);
     expect(await get(app, '/up', { 'x-api-key': wrongApiKey })).toEqual(unauthorized('invalid API key', false));
@@ -441,12 +448,21 @@ describe('server.auth profile errors name the key, never the value', () => {
       'QUOKKA',
     ],
     ['an apiKeys sha256 that is not 64 hex digits', { apiKeys: [{ name: 'nightly', sha256: 'not-a-digest-BILBY-0123' }] }, 'server.auth.apiKeys[0].sha256', 'must be 64 hexadecimal digits', 'BILBY'],
+    // Whoever sits on the path of a plain-http key set could serve keys of their own and sign any token.
+    ['a key set over plain http to another machine', { jwt: { jwks: 'http://keys.example.com/WALLABY/jwks.json' } }, 'server.auth.jwt.jwks', 'must be the https URL of a JSON Web Key Set \\(http only on a loopback address\\)', 'WALLABY'],
   ])('%s', (_title, auth, key, problem, value) => {
     const error = profileError(jwtProfile(auth));
     expect(error.code).toBe('CONFIG_INVALID');
     // `<key>: <problem>` once located in the profile; `profile: <key> <problem>` when not (an index in the key).
     expect(error.message).toMatch(new RegExp(`${key.replace(/[.[\]]/g, '\\$&')}:? ${problem}`));
     expect(`${error.message}\n${error.stack ?? ''}`).not.toContain(value);
+  });
+});
+
+describe('key sets a profile may name', () => {
+  it.each(['https://keys.example.com/jwks.json', 'http://127.0.0.1:8443/jwks.json', 'http://localhost/jwks.json', 'http://[::1]:9000/jwks.json'])('accepts %s', (jwks) => {
+    // Building the app fetches nothing: the set is fetched on the first token.
+    expect(createApp(profile('mysql', { jwt: { jwks } })).name).toBe(realm);
   });
 });
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +25,15 @@ const auth = {
 
 function bearer(claims: Record<string, unknown>, signer = sign): Record<string, string> {
   return { authorization: `Bearer ${signer(claims)}` };
+}
+
+/**
+ * A token whose payload is the given JSON text, as written: a JavaScript object cannot hold
+ * 9007199254740993, which is the point of the tests that use it.
+ */
+function bearerOfPayloadText(payload: string): Record<string, string> {
+  const signed = `${Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url')}.${Buffer.from(payload).toString('base64url')}`;
+  return { authorization: `Bearer ${signed}.${createHmac('sha256', secret).update(signed).digest('base64url')}` };
 }
 
 const tenantOne = bearer({ sub: 'ada', tenant: 1, roles: ['reader'] });
@@ -133,6 +142,17 @@ describe.each(kinds)('%s access control: tenant scope from verified claims', (ki
       const answer = await call(app, 'GET', '/orders', undefined, bearer({ sub: 'ada', roles: ['reader'] }));
       expect(answer.status).toBe(403);
       expect(answer.body).toEqual(forbidden('tenant'));
+    });
+
+    it('refuses a claim integer past 2^53 (403), which JSON.parse would round to a neighbour, and an empty claim', async () => {
+      const huge = bearerOfPayloadText('{"sub":"big","tenant":9007199254740993,"roles":["reader"]}');
+      const past = { code: 'nok', message: "the caller's claim 'tenant' is an integer past 2^53, which a JSON number cannot hold exactly: issue it as a string", error: 'FORBIDDEN', field: 'auth.tenant' };
+      for (const path of ['/orders', '/orders/3']) {
+        const answer = await call(app, 'GET', path, undefined, huge);
+        expect({ path, status: answer.status, body: answer.body }).toEqual({ path, status: 403, body: past });
+      }
+      const empty = await call(app, 'GET', '/orders', undefined, bearer({ sub: 'ada', tenant: '', roles: ['reader'] }));
+      expect([empty.status, empty.body]).toEqual([403, forbidden('tenant')]);
     });
 
     it('never takes auth.<claim> from the request: the query string changes nothing, and without a token it is 401', async () => {
@@ -324,6 +344,8 @@ describe.each(kinds)('%s access control: tenant scope from verified claims', (ki
       ['a scope value that is not an auth variable', { auth }, { endpoint: 'delete', path: '/orders/:id', table, id_field: 'id', scope: { tenant_id: '{{tenant}}' } }, ['scope.tenant_id must be a value or exactly {{auth.<claim>}}']],
       ['scope on the id_field', { auth }, { endpoint: 'update', path: '/orders/:id', table, id_field: 'id', scope: { id: '{{auth.order}}' } }, ["scope cannot restrict the id_field 'id' itself"]],
       ['an endpoint key auth.tenant', { auth }, { endpoint: 'list', sql: listSql, 'auth.tenant': 3 }, ["'auth.tenant' cannot be set: {{auth.<claim>}} comes only from the caller's verified claims"]],
+      ['a public endpoint reading {{auth.tenant}}', { auth }, { endpoint: 'list', sql: listSql, public: true }, ["{{auth.tenant}} needs the caller's claims: a public endpoint cannot use it (remove public: true)"]],
+      ['a public endpoint with a scope', { auth }, { endpoint: 'readOne', path: '/orders/:id', table, id_field: 'id', scope, public: true }, ["scope.tenant_id needs the caller's claims: a public endpoint cannot use it (remove public: true)"]],
     ])('refuses %s, naming the endpoint', (_name, server, entry, messages) => {
       const route = (entry as { path?: string }).path ?? '/orders';
       const lines = messages.map((message) => `\n- server.endpoints[0] (${route}): ${message}`).join('');
@@ -339,15 +361,18 @@ describe.each(kinds)('%s access control: tenant scope from verified claims', (ki
       { path: '/orders/:id', endpoint: 'update', resource: 'db', table, id_field: 'id' },
       { path: '/orders/:id', endpoint: 'delete', resource: 'db', table, id_field: 'id' },
       { path: '/orders/search', endpoint: 'list', method: 'POST', resource: 'db', sql: `SELECT id FROM ${orders} ORDER BY id` },
+      // A write kind answering GET changes data all the same.
+      { path: '/orders/:id/remove', endpoint: 'delete', method: 'GET', resource: 'db', table, id_field: 'id' },
     ];
     const expected = [
       'endpoint POST /orders (create) is open to anyone who reaches the port: set server.auth to require a credential',
       'endpoint PUT /orders/:id (update) is open to anyone who reaches the port: set server.auth to require a credential',
       'endpoint DELETE /orders/:id (delete) is open to anyone who reaches the port: set server.auth to require a credential',
       'endpoint POST /orders/search (list) is open to anyone who reaches the port: set server.auth to require a credential',
+      'endpoint GET /orders/:id/remove (delete) is open to anyone who reaches the port: set server.auth to require a credential',
     ];
 
-    it('lists each endpoint that is not GET when server.auth is absent, and none once it is set', () => {
+    it('lists each endpoint that can change data (a write kind, or a method other than GET) when server.auth is absent, and none once it is set', () => {
       const open = createApp({ resources: { db: resourceConfig(kind) }, server: { endpoints: writeEndpoints } });
       expect(open.warnings).toEqual(expected);
       const reading = createApp({ resources: { db: resourceConfig(kind) }, server: { endpoints: writeEndpoints.slice(0, 2) } });

@@ -196,6 +196,7 @@ describe('server.rateLimit settings', () => {
     ['timeWindow not a duration', { max: 3, timeWindow: 'soon' }, "server.rateLimit.timeWindow: must be a positive number of milliseconds, or a duration such as '1 minute'"],
     ['timeWindow 0', { max: 3, timeWindow: 0 }, 'server.rateLimit.timeWindow: must be a positive number of milliseconds'],
     ['an unknown key', { max: 3, by: 'ip' }, "server.rateLimit: unknown key 'by'"],
+    ['keyBy auth without server.auth', { max: 3, keyBy: 'auth' }, "server.rateLimit.keyBy: 'auth' needs server.auth (without it every client is counted by its address)"],
   ])('refuses %s with a CONFIG_INVALID naming the key', (_case, rateLimit, message) => {
     const error = refusal(rateLimit);
     expect(error).toMatchObject({ code: 'CONFIG_INVALID' });

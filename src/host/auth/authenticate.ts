@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { TokenError } from 'fast-jwt';
-import { claimAt } from '../../claims';
+import { claimAt, deepFreeze } from '../../claims';
 import { SqlResourceError } from '../../errors';
 import type { AuthIdentity } from './identity';
 import { createJwtVerifier, type JwtVerifier } from './jwt';
@@ -26,21 +26,23 @@ function refused(message: string, tokenSent: boolean): Authentication {
   return { identity: null, failure: new SqlResourceError('UNAUTHORIZED', message), tokenSent };
 }
 
-/** Why a token failed, for the 401's message: never the token nor its claims. */
+/** Why a token failed, by fast-jwt's error code, for the 401's message: never the token nor its claims. */
+const tokenFailureReasons: Readonly<Record<string, string>> = {
+  [TokenError.codes.expired]: 'the token has expired',
+  [TokenError.codes.inactive]: 'the token is not valid yet (nbf)',
+  [TokenError.codes.invalidSignature]: 'the token signature is not valid',
+  [TokenError.codes.invalidAlgorithm]: 'the token algorithm is not accepted',
+  [TokenError.codes.invalidClaimValue]: 'the token issuer or audience is not accepted',
+  [TokenError.codes.missingRequiredClaim]: 'the token issuer or audience is not accepted',
+  [TokenError.codes.missingKey]: 'no key verifies the token',
+  [TokenError.codes.keyFetchingError]: 'no key verifies the token',
+  [TokenError.codes.malformed]: 'the token is malformed',
+};
+
 function tokenFailure(error: unknown): Authentication {
   const code = (error as { code?: unknown }).code;
-  const reasons: Record<string, string> = {
-    [TokenError.codes.expired]: 'the token has expired',
-    [TokenError.codes.inactive]: 'the token is not valid yet (nbf)',
-    [TokenError.codes.invalidSignature]: 'the token signature is not valid',
-    [TokenError.codes.invalidAlgorithm]: 'the token algorithm is not accepted',
-    [TokenError.codes.invalidClaimValue]: 'the token issuer or audience is not accepted',
-    [TokenError.codes.missingRequiredClaim]: 'the token issuer or audience is not accepted',
-    [TokenError.codes.missingKey]: 'no key verifies the token',
-    [TokenError.codes.keyFetchingError]: 'no key verifies the token',
-    [TokenError.codes.malformed]: 'the token is malformed',
-  };
-  return refused(`invalid token: ${(typeof code === 'string' && reasons[code]) || 'it cannot be verified'}`, true);
+  const reason = typeof code === 'string' && Object.prototype.hasOwnProperty.call(tokenFailureReasons, code) ? tokenFailureReasons[code] : 'it cannot be verified';
+  return refused(`invalid token: ${reason}`, true);
 }
 
 function rolesOf(value: unknown): string[] {
@@ -53,7 +55,7 @@ function jwtIdentity(claims: Record<string, unknown>, rolesClaim: string): Authe
   const identity: AuthIdentity = {
     subject: typeof claims.sub === 'string' ? claims.sub : undefined,
     roles: Object.freeze(rolesOf(claimAt(claims, rolesClaim))),
-    claims: Object.freeze(claims),
+    claims: deepFreeze(claims),
     via: 'jwt',
   };
   return { identity };
@@ -116,8 +118,8 @@ export function createAuthenticator(settings: AuthSettings): Authenticator {
 
   return (headers) => {
     const authorization = headers.authorization;
-    const apiKey = headers[apiKeyHeader];
-    if (Array.isArray(apiKey)) return refused(`send one ${apiKeyHeader} header`, false);
+    // Node joins repeated headers of other names than its own few into one string.
+    const apiKey = headers[apiKeyHeader] as string | undefined;
     if (authorization !== undefined && apiKey !== undefined) return refused('send one credential: a bearer token or an API key, not both', false);
     if (authorization !== undefined) return fromToken(authorization);
     if (apiKey !== undefined) return fromApiKey(apiKey);

@@ -4,7 +4,7 @@ import createDebug from 'debug';
 const log = createDebug('sql-resources:auth');
 
 /** A key set is refetched for an unknown `kid` at most this often (SPEC §7). */
-export const refetchCooldownMs = 30_000;
+const refetchCooldownMs = 30_000;
 const fetchTimeoutMs = 5_000;
 /** A key set larger than this is refused: a JWKS holds a handful of keys. */
 const maxKeySetBytes = 1024 * 1024;
@@ -64,8 +64,9 @@ export class RemoteKeySet {
     try {
       const response = await fetch(this.#url, { signal: AbortSignal.timeout(fetchTimeoutMs), redirect: 'error', headers: { accept: 'application/json' } });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      if (Number(response.headers.get('content-length') ?? 0) > maxKeySetBytes) throw new Error('the key set is larger than 1 MiB');
       const body = await response.text();
-      if (body.length > maxKeySetBytes) throw new Error('the key set is larger than 1 MiB');
+      if (Buffer.byteLength(body) > maxKeySetBytes) throw new Error('the key set is larger than 1 MiB');
       this.#keys = keysOf(JSON.parse(body) as unknown);
       log('fetched %d keys from the JWKS', this.#keys.length);
     } catch (error) {

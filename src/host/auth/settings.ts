@@ -1,6 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { deepFreeze } from '../../claims';
 import { isPlainObject, substituteEnv } from '../../config';
 import { SqlResourceError } from '../../errors';
 import { profileInteger } from '../http/options';
@@ -34,8 +35,8 @@ export interface AuthSettings {
   readonly apiKeys: readonly ApiKeySettings[];
 }
 
-export const hmacAlgorithms = ['HS256', 'HS384', 'HS512'];
-export const asymmetricAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+const hmacAlgorithms = ['HS256', 'HS384', 'HS512'];
+const asymmetricAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 /** The algorithms each type of public key can verify. */
 const algorithmsOfKeyType: Readonly<Record<string, readonly string[]>> = {
   rsa: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'],
@@ -46,7 +47,7 @@ const algorithmsOfKeyType: Readonly<Record<string, readonly string[]>> = {
 };
 /** RFC 7518 §3.2: an HMAC key at least as long as the hash. */
 const minimumSecretBytes = 32;
-export const defaultApiKeyHeader = 'x-api-key';
+const defaultApiKeyHeader = 'x-api-key';
 
 function invalid(key: string, problem: string): SqlResourceError {
   return new SqlResourceError('CONFIG_INVALID', `profile: server.auth.${key} ${problem}`);
@@ -90,8 +91,23 @@ function readKeyFile(path: string, baseDir: string): string {
   }
 }
 
+/**
+ * Where keys may come from: https, or http on this machine. Over plain http across a network,
+ * whoever sits on the path could serve a key set of their own and sign any token.
+ */
+function isKeySetUrl(text: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return false;
+  }
+  const loopback = url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(url.hostname);
+  return url.protocol === 'https:' || (url.protocol === 'http:' && loopback);
+}
+
 /** The algorithms a public key can verify: its type's family. */
-export function algorithmsForPublicKey(pem: string): readonly string[] {
+function algorithmsForPublicKey(pem: string): readonly string[] {
   return algorithmsOfKeyType[createPublicKey(pem).asymmetricKeyType ?? ''] ?? [];
 }
 
@@ -114,7 +130,7 @@ function jwtSettings(value: unknown, baseDir: string): JwtSettings {
     usable = algorithmsForPublicKey(pem);
   } else {
     const url = jwks as string;
-    if (!/^https?:\/\/[^\s]+$/i.test(url)) throw invalid('jwt.jwks', 'must be an http(s) URL of a JSON Web Key Set');
+    if (!isKeySetUrl(url)) throw invalid('jwt.jwks', 'must be the https URL of a JSON Web Key Set (http only on a loopback address)');
     key = { jwks: url };
     usable = asymmetricAlgorithms;
   }
@@ -153,7 +169,9 @@ function apiKeySettings(entry: unknown, index: number, names: Set<string>): ApiK
     name,
     digest: Buffer.from(sha256, 'hex'),
     roles: entry.roles === undefined ? [] : stringList(entry.roles, `${where}.roles`),
-    claims: Object.freeze({ sub: name, ...claims }),
+    // The key's name is its subject, whatever its claims say: {{auth.sub}}, req.auth.subject and
+    // the rate limit's key all name the same caller.
+    claims: deepFreeze({ ...structuredClone(claims), sub: name }),
   };
 }
 

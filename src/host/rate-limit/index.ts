@@ -1,3 +1,3 @@
 /** `server.rateLimit`: requests per client and window through @fastify/rate-limit, shared through Redis when configured. */
-export { rateLimitSettings, durationMilliseconds, defaultTimeWindow, type RateLimitSettings } from './settings';
+export { rateLimitSettings, type RateLimitSettings } from './settings';
 export { registerRateLimit, rateLimitNamespace } from './register';

@@ -15,7 +15,7 @@ export interface RateLimitSettings {
 }
 
 /** @fastify/rate-limit's default window. */
-export const defaultTimeWindow = 60_000;
+const defaultTimeWindow = 60_000;
 
 const where = 'server.rateLimit';
 const keyByValues = ['ip', 'auth'] as const;
@@ -34,7 +34,7 @@ const unitMilliseconds: [pattern: RegExp, milliseconds: number][] = [
  * milliseconds; the units of @fastify/rate-limit's own parser (@lukeed/ms), which answers
  * undefined, not an error, for text it cannot read. Undefined here too, for the caller to refuse.
  */
-export function durationMilliseconds(text: string): number | undefined {
+function durationMilliseconds(text: string): number | undefined {
   const match = /^(\d+(?:\.\d+)?) ?([a-z]*)$/.exec(text.trim().toLowerCase());
   if (!match) return undefined;
   const unit = match[2] === '' ? 1 : unitMilliseconds.find(([pattern]) => pattern.test(match[2]))?.[1];

@@ -68,7 +68,7 @@ const authSchema: JsonSchema = {
       properties: {
         secret: stringSchema('HS256/384/512 secret, at least 32 bytes; usually {{ENV}}'),
         publicKey: stringSchema('PEM public key or certificate, as text or a file path relative to the profile (RS*, PS*, ES*, EdDSA)'),
-        jwks: stringSchema('URL of a JSON Web Key Set; keys refetched on an unknown kid, at most once per 30 s'),
+        jwks: stringSchema('https URL of a JSON Web Key Set (http only on a loopback address); keys refetched on an unknown kid, at most once per 30 s'),
         algorithms: stringListSchema('accepted algorithms (default: every one the key can verify); none is never accepted'),
         issuer: stringSchema('required iss'),
         audience: stringSchema('required aud'),
