@@ -1,3 +1,4 @@
+import { isPlainObject } from '../config';
 import type { EndpointDefinition } from '../endpoints';
 import type { SqlResource } from '../sql-resource';
 import { createApp, type App } from './app';
@@ -10,19 +11,35 @@ export type { CheckReport } from './check-sql';
 /** Says what `check` found that works but deserves a look; not a problem, so exit code 0. */
 export type CheckWarning = (message: string) => void;
 
+/** The columns an endpoint's `scope` restricts (table endpoints only: the profile refuses it beside `sql`). */
+function scopeColumns(endpoint: EndpointDefinition): string[] {
+  const scope = endpoint.config.scope;
+  return endpoint.sql === undefined && isPlainObject(scope) ? Object.keys(scope) : [];
+}
+
 async function tableProblems(resource: SqlResource, table: string, endpoint: EndpointDefinition, where: string, warn: CheckWarning): Promise<string[]> {
   const columns = await resource.columns(table);
   if (columns.length === 0) return [`${where}: table '${table}' does not exist in resource '${endpoint.resource}'`];
-  if (endpoint.id_field === undefined) return [];
-  const key = columns.find((column) => column.name === endpoint.id_field);
-  if (key === undefined) return [`${where}: table '${table}' has no column '${endpoint.id_field}' (id_field)`];
-  if (!key.unique && endpoint.endpoint !== 'create') {
-    warn(
-      `${where}: id_field '${endpoint.id_field}' of table '${table}' is not unique (no primary key or unique index on it alone): ` +
-        'a request whose id matches several rows reads them all, and update/delete answer 409 and change nothing',
-    );
+  const problems: string[] = [];
+  // Names the database itself matches: without regard to case on MySQL, exactly on PostgreSQL.
+  const ignoreCase = resource.dialect.columnNamesIgnoreCase;
+  const columnNamed = (name: string): (typeof columns)[number] | undefined =>
+    columns.find((column) => column.name === name || (ignoreCase && column.name.toLowerCase() === name.toLowerCase()));
+  if (endpoint.id_field !== undefined) {
+    const key = columnNamed(endpoint.id_field);
+    if (key === undefined) problems.push(`${where}: table '${table}' has no column '${endpoint.id_field}' (id_field)`);
+    else if (!key.unique && endpoint.endpoint !== 'create') {
+      warn(
+        `${where}: id_field '${endpoint.id_field}' of table '${table}' is not unique (no primary key or unique index on it alone): ` +
+          'a request whose id matches several rows reads them all, and update/delete answer 409 and change nothing',
+      );
+    }
   }
-  return [];
+  // A scope column the table lacks fails every request of the endpoint.
+  for (const column of scopeColumns(endpoint)) {
+    if (columnNamed(column) === undefined) problems.push(`${where}: table '${table}' has no column '${column}' (scope)`);
+  }
+  return problems;
 }
 
 async function endpointProblems(app: App, sinks: CheckSinks): Promise<string[]> {
@@ -37,8 +54,8 @@ async function endpointProblems(app: App, sinks: CheckSinks): Promise<string[]> 
 }
 
 /**
- * Validates a profile, connects every resource and checks each endpoint: its table and id
- * column exist, and its `sql` prepares on the server (without running). Answers the problems
+ * Validates a profile, connects every resource and checks each endpoint: its table, id column
+ * and scope columns exist, and its `sql` prepares on the server (without running). Answers the problems
  * found; none means all is well. `warn` hears what works but deserves a look (an `id_field`
  * that is not unique, a `{{name}}` in a comment); `report` gets one line per `sql` endpoint
  * that prepared, naming its result columns.
