@@ -127,10 +127,11 @@ export interface DriverErrorContext {
 
 /**
  * Wraps a driver error into the catalogue by SQLSTATE: class 22 (data) and the dialect's
- * NOT NULL/CHECK codes → 400, other class 23 (unique, foreign key) → 409, 42501 (insufficient
- * privilege) → 403, connection failures and the dialect's pool messages → 503, anything else →
- * 500. `operation` names what failed. `driverCode` is taken from the driver (`code`) and
- * `sqlState` from mysql2's `sqlState` or pg's five-character `code`.
+ * NOT NULL/CHECK codes → 400, other class 23 (unique, foreign key) → 409, connection failures
+ * and the dialect's pool messages → 503, anything else → 500, insufficient privilege (42501)
+ * too: a grant the server lacks (under a request's claims it is FORBIDDEN, made so by
+ * executors/session-executor.ts). `operation` names what failed. `driverCode` is taken from the
+ * driver (`code`) and `sqlState` from mysql2's `sqlState` or pg's five-character `code`.
  */
 export function fromDriverError(operation: string, error: unknown, context: DriverErrorContext = {}): SqlResourceError {
   const { secret } = context;
@@ -153,9 +154,6 @@ function catalogueCodeOf(error: unknown, driverCode: string | undefined, sqlStat
   if ((driverCode && dialect?.invalidValueCodes.has(driverCode)) || sqlState?.startsWith('22')) return 'INVALID_VALUE';
   if (sqlState?.startsWith('23')) return 'CONSTRAINT_VIOLATION';
   if ((driverCode && unreachableCodes.has(driverCode)) || (sqlState && isUnavailableSqlState(sqlState))) return 'DB_UNAVAILABLE';
-  // insufficient_privilege (PostgreSQL): a role that may not be assumed, a table not granted, a row a
-  // row-level security policy refuses. MySQL has none: its access errors are 42000 (with syntax errors) or 28000.
-  if (sqlState === '42501') return 'FORBIDDEN';
   // Drivers raise these without a code: only their message tells, and only the dialect knows it.
   if (dialect?.unavailableMessage.test(messageOf(error))) return 'DB_UNAVAILABLE';
   return 'DB_ERROR';

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { claimAt, type Claims } from './claims';
+import { claimAt, inexactInteger, type Claims } from './claims';
 import { configError } from './config';
 import type { SqlDialect } from './dialect';
 import { SqlResourceError } from './errors';
@@ -58,21 +58,37 @@ export class RequestSessions {
     return new RequestSessions({ requestSessionStatements }, roleClaim);
   }
 
-  /** The session statements for `claims`; FORBIDDEN when the role claim is there but names no role. */
+  /**
+   * The session statements for `claims`. FORBIDDEN, before any statement runs, when a claim
+   * holds an integer a JSON number cannot hold exactly, or, with `roleClaim`, when the role claim
+   * is absent or names no role: the role of the connection user is never the fallback.
+   */
   statementsFor(claims: Claims): readonly Statement[] {
     let statements = this.#built.get(claims);
     if (statements === undefined) {
+      // JSON.parse already rounded it: handed on, tenant 9007199254740993 would read the rows of …992.
+      const inexact = inexactInteger(claims);
+      if (inexact !== undefined) throw new SqlResourceError('FORBIDDEN', `the caller's claim '${inexact}' is an integer past 2^53, which a JSON number cannot hold exactly: issue it as a string`);
       statements = Object.freeze(this.#dialect.requestSessionStatements(claims, this.#role(claims)));
       this.#built.set(claims, statements);
     }
     return statements;
   }
 
+  /**
+   * The role of `roleClaim`, which fails closed: a credential without it (an API key whose
+   * `claims` lack it) would run as the connection user, and so would `none`
+   * (`set_config('role', 'none')` is `RESET ROLE`); `default`, which `SET ROLE` reads alike, and
+   * any case of both are refused with them.
+   */
   #role(claims: Claims): string | undefined {
-    if (this.#roleClaim === undefined) return undefined;
-    const role = claimAt(claims, this.#roleClaim);
-    if (role === undefined || role === null) return undefined;
-    if (typeof role !== 'string' || role === '') throw new SqlResourceError('FORBIDDEN', `the role claim '${this.#roleClaim}' is not a role name (a non-empty string)`);
+    const claim = this.#roleClaim;
+    if (claim === undefined) return undefined;
+    const role = claimAt(claims, claim);
+    if (role === undefined || role === null || role === '') throw new SqlResourceError('FORBIDDEN', `the caller's credential has no role claim '${claim}', which this resource needs (roleClaim)`);
+    // A role name never holds NUL, which PostgreSQL refuses in any text (22021).
+    if (typeof role !== 'string' || role.includes('\0')) throw new SqlResourceError('FORBIDDEN', `the role claim '${claim}' is not a role name (a non-empty string)`);
+    if (/^(?:none|default)$/i.test(role)) throw new SqlResourceError('FORBIDDEN', `the role claim '${claim}' may not reset the role to the connection user's (none, default)`);
     return role;
   }
 }

@@ -10,6 +10,10 @@ import type { Executor, Statement } from '../statement';
  * transaction, so they never outlive it on a pooled connection. `run` is BEGIN, `setup`, the
  * statement, COMMIT; `transaction` runs `setup` first in its one transaction (no nested BEGIN);
  * `stream` reads its cursor in such a transaction. Everything else is the adapter's own.
+ *
+ * Insufficient privilege (SQLSTATE 42501) is FORBIDDEN here, and only here: under the claims of
+ * a request it is the caller's (a role it may not take, a table its role was not granted, a row
+ * a policy's WITH CHECK refuses); without them it is the server's own misconfiguration (500).
  */
 export class SessionExecutor implements DriverAdapter {
   readonly #adapter: DriverAdapter;
@@ -34,17 +38,21 @@ export class SessionExecutor implements DriverAdapter {
   }
 
   transaction<T>(work: (executor: Executor) => Promise<T>): Promise<T> {
-    return this.#adapter.transaction(async (executor) => {
-      await this.#setUp(executor);
-      return work(executor);
-    });
+    return this.#adapter
+      .transaction(async (executor) => {
+        await this.#setUp(executor);
+        return work(executor);
+      })
+      .catch(rethrowDenied);
   }
 
   stream(sql: string, values: readonly unknown[], batchSize: number, signal?: AbortSignal, setup?: (executor: Executor) => Promise<void>): AsyncGenerator<Row[], void, undefined> {
-    return this.#adapter.stream(sql, values, batchSize, signal, async (executor) => {
-      await this.#setUp(executor);
-      await setup?.(executor);
-    });
+    return deniedIn(
+      this.#adapter.stream(sql, values, batchSize, signal, async (executor) => {
+        await this.#setUp(executor);
+        await setup?.(executor);
+      }),
+    );
   }
 
   async #setUp(executor: Executor): Promise<void> {
@@ -79,14 +87,43 @@ export class SessionExecutor implements DriverAdapter {
 }
 
 /**
- * A session setting the database refused: the request's claims are at fault (a role that does
- * not exist or that the connection user may not assume), so FORBIDDEN (403); an unavailable
- * server stays what it is.
+ * A session setting the database refused for the claims' sake is FORBIDDEN (403): a role the
+ * connection user may not assume (42501) or that does not exist (22023); the client is not told
+ * its name back. Any other failure (a timeout, a cancel, a lost connection) is not the caller's:
+ * the driver's error goes on to the statement path, which maps it as any other.
  */
 function refused(error: unknown): unknown {
+  if (error instanceof SqlResourceError) return error;
   const wrapped = fromDriverError('setting the claims of the request', error);
-  if (wrapped.code === 'DB_UNAVAILABLE') return error;
   const { driverCode, sqlState } = wrapped;
+  if (sqlState !== '42501' && sqlState !== '22023') return error;
   const clientMessage = `setting the claims of the request failed: ${errorCatalogue.FORBIDDEN.summary}${driverCode ? ` (${driverCode})` : ''}`;
   return new SqlResourceError('FORBIDDEN', wrapped.message, { cause: error, driverCode, sqlState, clientMessage });
+}
+
+/**
+ * A statement run under the claims that the database refused for want of privilege (42501) as
+ * FORBIDDEN. The statement path passes a catalogue error on unchanged, so this one names its
+ * operation itself, and its client message, like `fromDriverError`'s, never quotes the database.
+ */
+function denied(error: unknown): unknown {
+  if (error instanceof SqlResourceError) return error;
+  const wrapped = fromDriverError('running the statement under the claims of the request', error);
+  const { driverCode, sqlState } = wrapped;
+  if (sqlState !== '42501') return error;
+  const clientMessage = `running the statement under the claims of the request failed: ${errorCatalogue.FORBIDDEN.summary}${driverCode ? ` (${driverCode})` : ''}`;
+  return new SqlResourceError('FORBIDDEN', wrapped.message, { cause: error, driverCode, sqlState, clientMessage });
+}
+
+function rethrowDenied(error: unknown): never {
+  throw denied(error);
+}
+
+/** `rows`, with an error thrown while it is read (its setup, a batch) passed through `denied`. */
+async function* deniedIn(rows: AsyncGenerator<Row[], void, undefined>): AsyncGenerator<Row[], void, undefined> {
+  try {
+    yield* rows;
+  } catch (error) {
+    throw denied(error);
+  }
 }

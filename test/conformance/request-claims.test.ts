@@ -1,4 +1,6 @@
 import { PostgresResource, withRequestClaims, type Executor, type SqlResource } from '../../src';
+import { fromDriverError } from '../../src/errors';
+import { SessionExecutor } from '../../src/executors/session-executor';
 import { ResourceManager } from '../../src/resource-manager';
 import { runningStatements as running, waitUntil } from '../support/activity';
 import { createRowLevelSecurity, dropRowLevelSecurity, type RowLevelSecurity } from '../support/row-level-security';
@@ -13,6 +15,8 @@ import { kinds, rawQuery, resourceConfig, uniqueName, type Kind } from '../suppo
  */
 
 const table = uniqueName('rls_rows');
+/** A table granted to no role of the test: every statement on it is refused (42501). */
+const hidden = uniqueName('rls_hidden');
 const login = uniqueName('sr_rls_login');
 const reader = uniqueName('sr_rls_reader');
 const outsider = uniqueName('sr_rls_outsider');
@@ -51,20 +55,26 @@ const labels = (rows: { label: string }[]): string[] => rows.map((row) => row.la
 describe('postgres: requestClaims hands the verified claims to row-level security', () => {
   let db: SqlResource;
   let plain: SqlResource;
+  let asLogin: SqlResource;
 
   beforeAll(async () => {
     await createRowLevelSecurity(rls);
     await rawQuery('postgres', `INSERT INTO "${table}" (tenant_id, label) VALUES (1, 'one-a'), (1, 'one-b'), (2, 'two-a'), (2, 'two-b')`);
     await rawQuery('postgres', `INSERT INTO "${table}" (tenant_id, label) SELECT 1 + n % 2, 'bulk-' || n FROM generate_series(1, 10) AS n`);
+    await rawQuery('postgres', `CREATE TABLE "${hidden}" (id SERIAL PRIMARY KEY, label TEXT NOT NULL)`);
+    await rawQuery('postgres', `INSERT INTO "${hidden}" (label) VALUES ('a'), ('b'), ('c')`);
     const resources = new ResourceManager();
     // One connection: each test also shows what the next user of that connection finds.
     db = resources.add('db', resourceConfig('postgres', { user: login, max: 1 }, { requestClaims: true, roleClaim: 'db_role', streamBatchSize: 2 }));
     plain = resources.add('plain', resourceConfig('postgres', { max: 1 }));
-    await Promise.all([db.start(), plain.start()]);
+    // The same login role, without requestClaims.
+    asLogin = resources.add('asLogin', resourceConfig('postgres', { user: login, max: 1 }, { streamBatchSize: 2 }));
+    await Promise.all([db.start(), plain.start(), asLogin.start()]);
   });
 
   afterAll(async () => {
-    await Promise.all([db?.stop(), plain?.stop()]);
+    await Promise.all([db?.stop(), plain?.stop(), asLogin?.stop()]);
+    await rawQuery('postgres', `DROP TABLE IF EXISTS "${hidden}"`);
     await dropRowLevelSecurity(rls);
   });
 
@@ -134,19 +144,110 @@ describe('postgres: requestClaims hands the verified claims to row-level securit
     expect(await sessionOf(db)).toEqual({ claims: null, user: login, inTransaction: false });
   });
 
-  it('a role claim that is no role name is FORBIDDEN before any statement; an absent one runs as the connection user', async () => {
-    await expect(withRequestClaims(tenant(1, { db_role: ['admin'] }), () => db.query('SELECT 1'))).rejects.toMatchObject({
+  it('fails closed: a role claim absent, empty, no role name, none or default is FORBIDDEN before any statement', async () => {
+    const absent = "the caller's credential has no role claim 'db_role', which this resource needs (roleClaim)";
+    const notARole = "the role claim 'db_role' is not a role name (a non-empty string)";
+    const reset = "the role claim 'db_role' may not reset the role to the connection user's (none, default)";
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ tenant: 1 }, absent],
+      [tenant(1, { db_role: null }), absent],
+      [tenant(1, { db_role: '' }), absent],
+      [tenant(1, { db_role: ['admin'] }), notARole],
+      [tenant(1, { db_role: `${reader}\0` }), notARole],
+      ...['none', 'NONE', 'None', 'default', 'DEFAULT'].map((role): [Record<string, unknown>, string] => [tenant(1, { db_role: role }), reset]),
+    ];
+    for (const [claims, message] of refusals) {
+      const outcomes = await withRequestClaims(claims, () =>
+        Promise.all([
+          db.read(table, { label: 'one-a' }).catch((error: unknown) => error),
+          db.updateOne(table, { label: 'x' }, { label: 'one-a' }).catch((error: unknown) => error),
+          db.streamBatches(`SELECT label FROM "${table}"`).next().catch((error: unknown) => error),
+        ]),
+      );
+      // No sqlState: refused here, before the database saw a statement.
+      for (const outcome of outcomes) expect(outcome).toEqual(expect.objectContaining({ code: 'FORBIDDEN', statusCode: 403, message, sqlState: undefined }));
+    }
+    expect(await sessionOf(db)).toEqual({ claims: null, user: login, inTransaction: false });
+    // What the check keeps out: PostgreSQL takes `none` for RESET ROLE, back to the login role.
+    const [row] = await rawQuery('postgres', `SELECT set_config('role', 'none', false) AS role, current_user AS "user"`);
+    expect(row).toEqual({ role: 'none', user: 'postgres' });
+  });
+
+  it('refuses claims holding an integer past 2^53 before any statement: JSON.parse rounded it to another tenant', async () => {
+    const rounded = JSON.parse('{"tenant":9007199254740993}') as { tenant: number };
+    expect(rounded.tenant).toBe(2 ** 53);
+    for (const [claims, path] of [
+      [tenant(1, rounded), 'tenant'],
+      [tenant(1, { orgs: [{ id: rounded.tenant }] }), 'orgs.0.id'],
+    ] as const) {
+      await expect(withRequestClaims(claims, () => db.query('SELECT 1'))).rejects.toEqual(
+        expect.objectContaining({
+          code: 'FORBIDDEN',
+          statusCode: 403,
+          message: `the caller's claim '${path}' is an integer past 2^53, which a JSON number cannot hold exactly: issue it as a string`,
+          sqlState: undefined,
+        }),
+      );
+    }
+    // Issued as a string it stays exact, and reaches the policy as it is.
+    const [row] = await withRequestClaims(tenant(1, { big: '9007199254740993' }), () => db.select<{ big: string }>("SELECT current_setting('request.jwt.claims', true)::json->>'big' AS big"));
+    expect(row.big).toBe('9007199254740993');
+  });
+
+  it('insufficient privilege (42501) is FORBIDDEN under the claims of a request only: without requestClaims it is a 500', async () => {
+    // The login role holds no privilege on either table: on a resource without requestClaims, a grant the server lacks.
+    const withoutClaims = await Promise.all([
+      asLogin.read(table, { label: 'one-a' }).catch((error: unknown) => error),
+      asLogin.updateOne(hidden, { label: 'x' }, { id: 1 }).catch((error: unknown) => error),
+      asLogin.streamBatches(`SELECT label FROM "${hidden}"`).next().catch((error: unknown) => error),
+      // Claims change nothing on such a resource.
+      withRequestClaims(tenant(1), () => asLogin.query(`SELECT label FROM "${hidden}"`)).catch((error: unknown) => error),
+    ]);
+    for (const outcome of withoutClaims) expect(outcome).toMatchObject({ code: 'DB_ERROR', statusCode: 500, sqlState: '42501' });
+    expect(withoutClaims[0]).toMatchObject({ clientMessage: `read on ${table} failed: database error (42501)` });
+    // The same refusal under the claims of a request, on each path: a statement, a transaction, a stream.
+    const denied = {
       code: 'FORBIDDEN',
-      message: "the role claim 'db_role' is not a role name (a non-empty string)",
+      statusCode: 403,
+      sqlState: '42501',
+      clientMessage: 'running the statement under the claims of the request failed: the caller may not do this (role, claim or row-level policy) (42501)',
+    };
+    await withRequestClaims(tenant(1), async () => {
+      await expect(db.query(`SELECT label FROM "${hidden}"`)).rejects.toMatchObject({ ...denied, message: `running the statement under the claims of the request failed: permission denied for table ${hidden} (42501)` });
+      await expect(db.updateOne(hidden, { label: 'x' }, { id: 1 })).rejects.toMatchObject(denied);
+      await expect(db.streamBatches(`SELECT label FROM "${hidden}"`).next()).rejects.toMatchObject(denied);
+      // Refused at a later row (query_to_xml runs its query only there): the stream fails after its first batches.
+      const batches: unknown[] = [];
+      const late = (async () => {
+        const sql = `SELECT label, CASE WHEN label = 'bulk-10' THEN query_to_xml('SELECT 1 FROM "${hidden}"', false, false, '') END AS n FROM "${table}" WHERE label LIKE 'bulk-%' ORDER BY id`;
+        for await (const batch of db.streamBatches(sql)) batches.push(batch);
+      })();
+      await expect(late).rejects.toMatchObject(denied);
+      expect(batches).toHaveLength(2);
+      // Other errors keep their code.
+      await expect(db.query('SELECT * FROM sr_no_such_table')).rejects.toMatchObject({ code: 'DB_ERROR', sqlState: '42P01' });
     });
-    // Without the role, the login role has no privilege on the table.
-    await expect(withRequestClaims({ tenant: 1 }, () => db.read(table, { label: 'one-a' }))).rejects.toMatchObject({ code: 'FORBIDDEN', sqlState: '42501' });
-    expect(await withRequestClaims({ tenant: 1 }, () => sessionOf(db))).toEqual({ claims: '{"tenant":1}', user: login, inTransaction: true });
+    expect(await sessionOf(db)).toEqual({ claims: null, user: login, inTransaction: false });
+    expect(await rawQuery('postgres', `SELECT label FROM "${hidden}" ORDER BY id`)).toEqual([{ label: 'a' }, { label: 'b' }, { label: 'c' }]);
+  });
+
+  it("only the claims' own faults in setting them are FORBIDDEN: a statement timeout is not", async () => {
+    // The settings of a request are quick: a slow one stands in for a server under load.
+    const slow = new SessionExecutor(plain.adapter, [
+      { sql: "SET LOCAL statement_timeout = '50ms'", values: [] },
+      { sql: 'SELECT pg_sleep(2)', values: [] },
+    ]);
+    const timedOut = await slow.run('SELECT 1', []).catch((error: unknown) => error);
+    expect(timedOut).toMatchObject({ code: '57014' });
+    expect(fromDriverError('query', timedOut)).toMatchObject({ code: 'DB_ERROR', statusCode: 500 });
+    // Rolled back, and the connection serves the next statement outside any transaction.
+    expect(await sessionOf(plain)).toMatchObject({ inTransaction: false });
   });
 
   it('outside withRequestClaims, statements run as before: no setting, no role, no transaction', async () => {
     expect(await sessionOf(db)).toEqual({ claims: null, user: login, inTransaction: false });
-    await expect(db.read(table, { label: 'one-a' })).rejects.toMatchObject({ code: 'FORBIDDEN', sqlState: '42501' });
+    // Without claims, the login role's missing privilege is the server's, as on any resource.
+    await expect(db.read(table, { label: 'one-a' })).rejects.toMatchObject({ code: 'DB_ERROR', statusCode: 500, sqlState: '42501' });
     // A resource without requestClaims ignores the claims of the request it serves.
     expect(await withRequestClaims(tenant(1), () => sessionOf(plain))).toMatchObject({ claims: null, inTransaction: false });
   });

@@ -27,6 +27,6 @@ export const postgresConfigSchema: JsonSchema = resourceConfigSchema({
       type: 'boolean',
       description: "each statement of an authenticated request runs in a transaction that first sets request.jwt.claims, for row-level security policies (default false)",
     },
-    roleClaim: { ...stringSchema('the claim (a name, or a dotted path) naming the role each such transaction runs as; needs requestClaims: true'), pattern: '\\S' },
+    roleClaim: { ...stringSchema('the claim (a name, or a dotted path) naming the role each such transaction runs as; a credential without it is refused (403); needs requestClaims: true'), pattern: '\\S' },
   },
 });
