@@ -85,4 +85,24 @@ describe.each(kinds)('%s stream', (kind: Kind) => {
     await expect(iterator.next()).rejects.toMatchObject({ code: 'DB_ERROR', driverCode: kind === 'mysql' ? 'ER_NO_SUCH_TABLE' : '42P01' });
     expect(await resource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
   });
+
+  it('fails DB_UNAVAILABLE when the server ends its connection mid-stream, and the process and the resource go on', async () => {
+    // A server restart under a list: the killed connection must fail its stream, not emit an
+    // 'error' nobody hears (an uncaught exception would end the host).
+    const marker = `sr_killed_stream_${process.pid}`;
+    const sql = kind === 'mysql' ? `SELECT SLEEP(0.001) AS s, n, '${marker}' AS m FROM ${q(kind, table)} ORDER BY n` : `SELECT pg_sleep(0.001) AS s, n, '${marker}' AS m FROM ${q(kind, table)} ORDER BY n`;
+    const batches = resource.streamBatches(sql);
+    expect((await batches.next()).done).toBe(false);
+    const kill =
+      kind === 'mysql'
+        ? `SELECT CONCAT('KILL ', id) AS k FROM information_schema.processlist WHERE info LIKE '%${marker}%' AND info NOT LIKE '%processlist%'`
+        : `SELECT pg_terminate_backend(pid) AS k FROM pg_stat_activity WHERE query LIKE '%${marker}%' AND pid <> pg_backend_pid()`;
+    const found = await rawQuery(kind, kill);
+    expect(found).toHaveLength(1);
+    if (kind === 'mysql') await rawQuery(kind, String(found[0].k));
+    await expect((async () => {
+      for (;;) if ((await batches.next()).done) return;
+    })()).rejects.toMatchObject({ code: 'DB_UNAVAILABLE' });
+    expect(await resource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
 });

@@ -18,7 +18,7 @@ interface MysqlPool extends MysqlQueryable {
   getConnection(callback: (error: Error | null, connection: MysqlConnection) => void): void;
   end(callback: (error: Error | null) => void): void;
 }
-interface MysqlConnection extends MysqlQueryable {
+interface MysqlConnection extends MysqlQueryable, Pick<NodeJS.EventEmitter, 'on' | 'off'> {
   readonly threadId: number | null;
   /** Without a callback, the statement reports through events: `result` per row, then `end`, or `error`. */
   execute(sql: string, params: unknown[]): NodeJS.EventEmitter;
@@ -33,7 +33,7 @@ interface MysqlConnection extends MysqlQueryable {
   release(): void;
   destroy(): void;
   /** The socket: mysql2's `destroy()` only half-closes it. */
-  readonly stream?: { destroy(): void };
+  readonly stream?: Pick<NodeJS.EventEmitter, 'on' | 'off'> & { destroy(): void };
 }
 type MysqlCallback = (error: MysqlError | null, result: unknown) => void;
 /** What mysql2's `prepare` answers: the result's column definitions. */
@@ -246,6 +246,16 @@ export class MysqlAdapter implements DriverAdapter {
       failure ??= error;
       notify();
     });
+    // mysql2 ends no statement whose connection the server closes mid-result (KILL, a restart):
+    // without this, the stream would wait for its next batch for ever.
+    const lost = (error?: Error): void => {
+      if (ended) return;
+      failure ??= error ?? connectionLost();
+      notify();
+    };
+    const socketClosed = (): void => lost();
+    connection.on('error', lost);
+    connection.stream?.on('close', socketClosed);
     let complete = false;
     try {
       for (;;) {
@@ -263,6 +273,8 @@ export class MysqlAdapter implements DriverAdapter {
       }
     } finally {
       watch.dispose();
+      connection.off('error', lost);
+      connection.stream?.off('close', socketClosed);
       // A result set read to its end leaves the connection reusable; one cut short, failed or killed does not.
       if (complete && !watch.fired) connection.release();
       else {
@@ -363,4 +375,9 @@ function toStatementResult(result: unknown): StatementResult {
   const header = (result ?? {}) as ResultHeader;
   const insertId = header.insertId === 0 || header.insertId === undefined ? undefined : header.insertId;
   return { rows: [], hasResultSet: false, affectedRows: header.affectedRows ?? 0, insertId };
+}
+
+/** What mysql2 says when a server ends a connection, for a statement it left waiting. */
+function connectionLost(): Error {
+  return Object.assign(new Error('Connection lost: The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST' });
 }

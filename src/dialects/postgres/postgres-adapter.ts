@@ -172,6 +172,10 @@ export class PostgresAdapter implements DriverAdapter {
     const pool = new Pool(config);
     // An idle client that loses its server emits here; without a listener it would crash the process.
     pool.on('error', (error) => this.#hooks.onPoolError(error));
+    // A checked-out client (a stream, a transaction, a cancellable statement) emits on itself, and
+    // pg-pool listens only to idle ones: a server restart under a list would crash the process.
+    // The error reaches the client's running statement, or its next one, which fails as DB_UNAVAILABLE.
+    pool.on('connect', (client) => client.on('error', ignoreCheckedOutError));
     this.#pool = pool;
     await pool.query('SELECT 1');
     return postgresFeatures;
@@ -356,3 +360,6 @@ export class PostgresAdapter implements DriverAdapter {
     await pool?.end();
   }
 }
+
+/** The client's own statement reports the error; this only keeps it from being an uncaught 'error' event. */
+function ignoreCheckedOutError(): void {}
