@@ -87,32 +87,30 @@ export class SessionExecutor implements DriverAdapter {
 }
 
 /**
- * A session setting the database refused for the claims' sake is FORBIDDEN (403): a role the
- * connection user may not assume (42501) or that does not exist (22023); the client is not told
- * its name back. Any other failure (a timeout, a cancel, a lost connection) is not the caller's:
- * the driver's error goes on to the statement path, which maps it as any other.
+ * The driver's `error` as FORBIDDEN (403) when its SQLSTATE is one of `states`, else unchanged
+ * (the statement path maps it as any other). The client is not told the database's words (a
+ * role's or a table's name); `operation` names what failed, as the path's own messages do.
  */
-function refused(error: unknown): unknown {
+function forbiddenWhen(error: unknown, states: readonly string[], operation: string): unknown {
   if (error instanceof SqlResourceError) return error;
-  const wrapped = fromDriverError('setting the claims of the request', error);
+  const wrapped = fromDriverError(operation, error);
   const { driverCode, sqlState } = wrapped;
-  if (sqlState !== '42501' && sqlState !== '22023') return error;
-  const clientMessage = `setting the claims of the request failed: ${errorCatalogue.FORBIDDEN.summary}${driverCode ? ` (${driverCode})` : ''}`;
+  if (sqlState === undefined || !states.includes(sqlState)) return error;
+  const clientMessage = `${operation} failed: ${errorCatalogue.FORBIDDEN.summary}${driverCode ? ` (${driverCode})` : ''}`;
   return new SqlResourceError('FORBIDDEN', wrapped.message, { cause: error, driverCode, sqlState, clientMessage });
 }
 
 /**
- * A statement run under the claims that the database refused for want of privilege (42501) as
- * FORBIDDEN. The statement path passes a catalogue error on unchanged, so this one names its
- * operation itself, and its client message, like `fromDriverError`'s, never quotes the database.
+ * A session setting refused for the claims' sake: a role the connection user may not assume
+ * (42501) or that does not exist (22023). A timeout, a cancel or a lost connection is not the caller's.
  */
+function refused(error: unknown): unknown {
+  return forbiddenWhen(error, ['42501', '22023'], 'setting the claims of the request');
+}
+
+/** A statement run under the claims that the database refused for want of privilege (42501). */
 function denied(error: unknown): unknown {
-  if (error instanceof SqlResourceError) return error;
-  const wrapped = fromDriverError('running the statement under the claims of the request', error);
-  const { driverCode, sqlState } = wrapped;
-  if (sqlState !== '42501') return error;
-  const clientMessage = `running the statement under the claims of the request failed: ${errorCatalogue.FORBIDDEN.summary}${driverCode ? ` (${driverCode})` : ''}`;
-  return new SqlResourceError('FORBIDDEN', wrapped.message, { cause: error, driverCode, sqlState, clientMessage });
+  return forbiddenWhen(error, ['42501'], 'running the statement under the claims of the request');
 }
 
 function rethrowDenied(error: unknown): never {
