@@ -20,6 +20,11 @@ export function authReference(value: unknown): string | undefined {
   return /^\{\{\s*auth\.([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)\s*\}\}$/.exec(value)?.[1];
 }
 
+/** Why a claim holding such an integer is refused, and what the identity provider should do. */
+export function inexactClaimMessage(path: string): string {
+  return `the caller's claim '${path}' is an integer past 2^53, which a JSON number cannot hold exactly: issue it as a string`;
+}
+
 /**
  * The path of the first integer in `value` that a JSON number cannot hold exactly (past ±2^53),
  * else undefined. Claims are decoded with `JSON.parse`, which rounds such a number to a

@@ -1,4 +1,4 @@
-import { authReference, authVariablePrefix, claimAt, inexactInteger, type Claims } from './claims';
+import { authReference, authVariablePrefix, claimAt, inexactClaimMessage, inexactInteger, type Claims } from './claims';
 import { isPlainObject } from './config';
 import type { SqlDialect } from './dialect';
 import type { Row } from './driver-adapter';
@@ -106,7 +106,7 @@ function claimValue(request: EndpointRequest, path: string): unknown {
   if (value === undefined || value === null || value === '') throw new SqlResourceError('FORBIDDEN', `the caller's credential has no claim '${path}' that this endpoint needs`, { field });
   if (typeof value === 'object') throw new SqlResourceError('FORBIDDEN', `the caller's claim '${path}' is not a single value`, { field });
   if (inexactInteger(value) !== undefined) {
-    throw new SqlResourceError('FORBIDDEN', `the caller's claim '${path}' is an integer past 2^53, which a JSON number cannot hold exactly: issue it as a string`, { field });
+    throw new SqlResourceError('FORBIDDEN', inexactClaimMessage(path), { field });
   }
   return value;
 }

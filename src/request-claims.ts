@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { claimAt, inexactInteger, type Claims } from './claims';
+import { claimAt, inexactClaimMessage, inexactInteger, type Claims } from './claims';
 import { configError } from './config';
 import type { SqlDialect } from './dialect';
 import { SqlResourceError } from './errors';
@@ -68,7 +68,7 @@ export class RequestSessions {
     if (statements === undefined) {
       // JSON.parse already rounded it: handed on, tenant 9007199254740993 would read the rows of …992.
       const inexact = inexactInteger(claims);
-      if (inexact !== undefined) throw new SqlResourceError('FORBIDDEN', `the caller's claim '${inexact}' is an integer past 2^53, which a JSON number cannot hold exactly: issue it as a string`);
+      if (inexact !== undefined) throw new SqlResourceError('FORBIDDEN', inexactClaimMessage(inexact));
       statements = Object.freeze(this.#dialect.requestSessionStatements(claims, this.#role(claims)));
       this.#built.set(claims, statements);
     }
