@@ -1,6 +1,6 @@
 import { createConnection, createPool } from 'mysql2';
 import { callerGone, CancellableConnection, watchCancel } from '../../cancellation';
-import { poolClosed } from '../../errors';
+import { poolClosed, SqlResourceError } from '../../errors';
 import type { ServerSettings } from '../../config';
 import type { ServerFeatures } from '../../dialect';
 import type { IntegerRange } from '../../integers';
@@ -377,7 +377,9 @@ function toStatementResult(result: unknown): StatementResult {
   return { rows: [], hasResultSet: false, affectedRows: header.affectedRows ?? 0, insertId };
 }
 
-/** What mysql2 says when a server ends a connection, for a statement it left waiting. */
-function connectionLost(): Error {
-  return Object.assign(new Error('Connection lost: The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST' });
+/** For a statement mysql2 left waiting when the server ended its connection: unavailable, as its own loss would be. */
+function connectionLost(): SqlResourceError {
+  return new SqlResourceError('DB_UNAVAILABLE', 'stream failed: the server closed the connection in the middle of the result (PROTOCOL_CONNECTION_LOST)', {
+    driverCode: 'PROTOCOL_CONNECTION_LOST',
+  });
 }

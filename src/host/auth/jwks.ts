@@ -61,25 +61,28 @@ export class RemoteKeySet {
   async #fetch(): Promise<void> {
     // Counted from the attempt, so a failing URL is not retried on every request either.
     this.#fetchedAt = performance.now();
-    try {
-      const response = await fetch(this.#url, { signal: AbortSignal.timeout(fetchTimeoutMs), redirect: 'error', headers: { accept: 'application/json' } });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      if (Number(response.headers.get('content-length') ?? 0) > maxKeySetBytes) throw new Error('the key set is larger than 1 MiB');
-      const body = await response.text();
-      if (Buffer.byteLength(body) > maxKeySetBytes) throw new Error('the key set is larger than 1 MiB');
-      this.#keys = keysOf(JSON.parse(body) as unknown);
-      log('fetched %d keys from the JWKS', this.#keys.length);
-    } catch (error) {
-      // The keys fetched before stay in use; tokens signed by a key they lack get a 401.
-      log('fetching the JWKS failed: %s', (error as Error).message);
-    }
+    // The keys fetched before stay in use on a failure; tokens signed by a key they lack get a 401.
+    const fetched = await fetchKeySet(this.#url).catch((error: Error) => error.message);
+    if (typeof fetched === 'string') return void log('fetching the JWKS failed: %s', fetched);
+    this.#keys = fetched;
+    log('fetched %d keys from the JWKS', fetched.length);
   }
 }
 
+/** The keys at `url`, or why there are none: a failure only the debug log hears of, never a client. */
+async function fetchKeySet(url: string): Promise<KnownKey[] | string> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(fetchTimeoutMs), redirect: 'error', headers: { accept: 'application/json' } });
+  if (!response.ok) return `HTTP ${response.status}`;
+  if (Number(response.headers.get('content-length') ?? 0) > maxKeySetBytes) return 'the key set is larger than 1 MiB';
+  const body = await response.text();
+  if (Buffer.byteLength(body) > maxKeySetBytes) return 'the key set is larger than 1 MiB';
+  return keysOf(JSON.parse(body) as unknown);
+}
+
 /** The signing keys of a JWKS document; keys Node cannot read or private keys are skipped. */
-function keysOf(document: unknown): KnownKey[] {
+function keysOf(document: unknown): KnownKey[] | string {
   const keys = (document as { keys?: unknown } | null)?.keys;
-  if (!Array.isArray(keys)) throw new Error('the document has no "keys" list');
+  if (!Array.isArray(keys)) return 'the document has no "keys" list';
   return keys.flatMap((jwk: unknown): KnownKey[] => {
     if (typeof jwk !== 'object' || jwk === null) return [];
     const { kid, alg, use, d } = jwk as { kid?: unknown; alg?: unknown; use?: unknown; d?: unknown };
