@@ -16,12 +16,12 @@ const row = { id: 1, name: 'stub', qty: 1, price: '9.99', note: null, created_at
 const readResult: StatementResult = { rows: [row], hasResultSet: true, affectedRows: 1 };
 /** The columns of `bench_items` as the catalogue describes them, so typed binding is measured. */
 const benchColumns: ColumnInfo[] = [
-  { name: 'id', primaryKey: true, generated: true, type: 'integer', unique: true },
-  { name: 'name', primaryKey: false, generated: false, type: 'text', unique: false },
-  { name: 'qty', primaryKey: false, generated: false, type: 'integer', unique: false },
-  { name: 'price', primaryKey: false, generated: false, type: 'number', unique: false },
-  { name: 'note', primaryKey: false, generated: false, type: 'text', unique: false },
-  { name: 'created_at', primaryKey: false, generated: false, type: 'other', unique: false },
+  { name: 'id', primaryKey: true, generated: true, type: 'integer', unique: true, nullable: false },
+  { name: 'name', primaryKey: false, generated: false, type: 'text', unique: false, nullable: true },
+  { name: 'qty', primaryKey: false, generated: false, type: 'integer', unique: false, nullable: true },
+  { name: 'price', primaryKey: false, generated: false, type: 'number', unique: false, nullable: true },
+  { name: 'note', primaryKey: false, generated: false, type: 'text', unique: false, nullable: true },
+  { name: 'created_at', primaryKey: false, generated: false, type: 'other', unique: false, nullable: true },
 ];
 
 /**

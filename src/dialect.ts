@@ -1,3 +1,4 @@
+import type { Row } from './driver-adapter';
 import type { Statement } from './statement';
 import type { ScannedTemplate } from './template-scanner';
 
@@ -22,6 +23,17 @@ export interface SqlDialect {
   /** Reads a `{{name}}` template with the dialect's quoting and comment rules. */
   scanTemplate(template: string): ScannedTemplate;
   readonly errors: DialectErrors;
+  /** The `ilike` filter: `column` (quoted) matches the pattern at `marker` whatever the case. */
+  caseInsensitiveLike(column: string, marker: string): string;
+  /**
+   * A template's statement cut to one page of its rows, the template itself unchanged (SPEC §8):
+   * its order must survive, and the markers bind the row count and the rows skipped.
+   */
+  pagedStatement(sql: string, limitMarker: string, offsetMarker: string): string;
+  /** The statement that asks the planner how many rows `sql` answers, without running it. */
+  estimateStatement(sql: string): string;
+  /** The planner's row estimate from that statement's rows; undefined when it gives none. */
+  estimatedRows(rows: readonly Row[]): number | undefined;
   /**
    * The statements that hand a request's verified claims (and the role named by `roleClaim`,
    * when the claims have it) to the session, each setting local to the transaction it runs in:

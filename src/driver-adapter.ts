@@ -38,6 +38,8 @@ export interface ColumnInfo {
   type: ColumnType;
   /** The column alone is the primary key or has a unique index: a value names at most one row. */
   unique: boolean;
+  /** The column may hold NULL: keyset paging cannot order past NULLs, so it needs NOT NULL order columns. */
+  nullable: boolean;
 }
 
 /** One column of a statement's result, as the server describes it without running the statement. */

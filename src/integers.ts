@@ -57,3 +57,9 @@ export function integerSetting(where: string, key: string, value: unknown, fallb
   }
   return parsed;
 }
+
+/** A row count a database reported (a number, or decimal text from some drivers), or undefined. */
+export function finiteCount(value: unknown): number | undefined {
+  const count = typeof value === 'string' ? Number(value) : value;
+  return typeof count === 'number' && Number.isFinite(count) && count >= 0 ? Math.round(count) : undefined;
+}

@@ -6,7 +6,10 @@ import type { ServerFeatures, SqlDialect } from './dialect';
 import { defaultStreamBatchSize, type AdapterHooks, type ColumnInfo, type DescribedStatement, type DriverAdapter, type Row, type StatementResult } from './driver-adapter';
 import { SqlResourceError } from './errors';
 import { queryArguments, settle, type Callback } from './callback';
-import { buildDelete, buildInsert, buildSelect, buildUpdate, splitTableName, type Entry, type Filter, type RowFilter } from './sql-builder';
+import { isPlainObject } from './config';
+import { parseOrder, type OrderInput } from './filters';
+import { finiteCount } from './integers';
+import { buildCountOf, buildDelete, buildEstimate, buildInsert, buildList, buildSelect, buildUpdate, splitTableName, type Entry, type Filter, type RowFilter } from './sql-builder';
 import { Delivery, StatementPath } from './statement-path';
 import type { QueryOptions, SqlResourceEvents } from './resource-events';
 import type { Executor, Statement } from './statement';
@@ -18,6 +21,47 @@ import { affectedRowsOf, countAffected, countOne, countRows, firstRow, keyOfInse
 export type { QueryEvent } from './statement-path';
 export type { QueryOptions, SqlResourceEvents } from './resource-events';
 export type { AffectedRows, WriteResult } from './responses';
+
+/** What `read` answers besides the filter: which columns, in which order, which page. */
+export interface ReadOptions {
+  /** The columns of each row (default: every column). */
+  readonly columns?: readonly string[];
+  /** PostgREST's syntax: `'created_at.desc,id'`, or a list of such terms. */
+  readonly order?: OrderInput;
+  /** At most this many rows. */
+  readonly limit?: number;
+  /** Rows skipped first (needs `limit`). */
+  readonly offset?: number;
+  /**
+   * Keyset paging: the last row of the previous page; this page starts after it in `order`,
+   * which must end in a unique column and hold only NOT NULL columns.
+   */
+  readonly after?: Row;
+  /** Cancels the statement on the server when it aborts. */
+  readonly signal?: AbortSignal;
+}
+
+export interface CountOptions {
+  /**
+   * Ask the planner instead of counting: its estimate, or the exact count when the estimate is
+   * below `exactCountBelow` (counting so few rows costs little, and small counts are the ones seen).
+   */
+  readonly estimated?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+/** Below this estimate, an estimated count counts. */
+export const exactCountBelow = 1000;
+
+/** Either a filter or several, all of which must hold. */
+export type Filters<T extends object = Record<string, unknown>> = RowFilter<T> | readonly RowFilter<T>[];
+
+/** The `rowCount` of a call that answers one value. */
+const one = (): number => 1;
+
+function filtersOf(filter: unknown): readonly unknown[] {
+  return Array.isArray(filter) ? filter : [filter];
+}
 
 /**
  * A database resource: configuration, lifecycle, the five methods and events, written once.
@@ -239,10 +283,58 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
     return this.#path.stream('stream', { sql, values: params }, { batchSize: this.streamBatchSize, signal: options.signal, admission: this.#slots }) as AsyncGenerator<T[], void, undefined>;
   }
 
-  read<T extends object = Row>(table: string, filter: RowFilter<NoInfer<T>>, callback?: Callback<T[]>): Promise<T[]> {
-    const work = (pool: DriverAdapter): Promise<StatementResult> =>
-      this.#path.run(pool, this.#catalogue.typed(table, (typed) => buildSelect(this.dialect, table, typed.filter(filter))));
-    return this.#path.call({ operation: 'read', table, work, respond: rowsOf<T>, count: countRows, callback, delivery: Delivery.Response });
+  /**
+   * Rows of `table` that `filter` selects. With options: only some columns, an order, a page;
+   * `filter` may then be a list of filters that must all hold, and `{}` reads the whole table
+   * once a `limit` bounds it.
+   */
+  read<T extends object = Row>(table: string, filter: RowFilter<NoInfer<T>>, callback?: Callback<T[]>): Promise<T[]>;
+  read<T extends object = Row>(table: string, filter: Filters<NoInfer<T>>, options: ReadOptions, callback?: Callback<T[]>): Promise<T[]>;
+  read<T extends object = Row>(table: string, filter: Filters<NoInfer<T>>, optionsOrCallback?: ReadOptions | Callback<T[]>, callback?: Callback<T[]>): Promise<T[]> {
+    const options = typeof optionsOrCallback === 'function' ? undefined : optionsOrCallback;
+    const deliverTo = typeof optionsOrCallback === 'function' ? optionsOrCallback : callback;
+    const work =
+      options === undefined
+        ? (pool: DriverAdapter): Promise<StatementResult> => this.#path.run(pool, this.#catalogue.typed(table, (typed) => buildSelect(this.dialect, table, typed.filter(filter as Filter))))
+        : async (pool: DriverAdapter): Promise<StatementResult> => {
+            if (options.limit === undefined && filtersOf(filter).every((one) => isPlainObject(one) && Object.keys(one).length === 0)) {
+              throw new SqlResourceError('INVALID_FILTER', 'filter must not be empty without a limit (no unbounded whole-table read)');
+            }
+            return this.#path.run(pool, await this.selectStatement(table, filter, options), options.signal);
+          };
+    return this.#path.call({ operation: 'read', table, work, respond: rowsOf<T>, count: countRows, callback: deliverTo, delivery: Delivery.Response });
+  }
+
+  /**
+   * The SELECT that `read` runs for these filters and options, checked against the catalogue and
+   * built, without running it: an empty filter reads every row. The list endpoints run it paged
+   * or streamed.
+   */
+  selectStatement(table: string, filter: Filters, options: ReadOptions = {}): Promise<Statement> {
+    const { signal: _signal, order, ...list } = options;
+    const terms = order === undefined ? undefined : parseOrder(order);
+    return Promise.resolve(this.#catalogue.typed(table, (typed) => buildList(this.dialect, table, filtersOf(filter).map((one) => typed.filter(one as Filter)), typed.list({ ...list, order: terms }))));
+  }
+
+  /** How many rows of `table` `filter` selects: counted, or estimated by the planner (`CountOptions`). */
+  count(table: string, filter: Filters, options: CountOptions = {}, callback?: Callback<number>): Promise<number> {
+    const work = async (pool: DriverAdapter): Promise<number> => this.#countRows(pool, await this.selectStatement(table, filter), options);
+    return this.#path.call({ operation: 'count', table, work, respond: same, count: one, callback, delivery: Delivery.Response });
+  }
+
+  /** How many rows a row-returning statement answers: counted, or estimated (`CountOptions`). */
+  countQuery(sql: string, params: readonly unknown[] = [], options: CountOptions = {}, callback?: Callback<number>): Promise<number> {
+    const work = (pool: DriverAdapter): Promise<number> => this.#countRows(pool, { sql, values: params }, options);
+    return this.#path.call({ operation: 'count', work, respond: same, count: one, callback, delivery: Delivery.Response });
+  }
+
+  async #countRows(pool: DriverAdapter, statement: Statement, options: CountOptions): Promise<number> {
+    if (options.estimated === true) {
+      const estimate = this.dialect.estimatedRows((await this.#path.run(pool, buildEstimate(this.dialect, statement), options.signal)).rows);
+      if (estimate !== undefined && estimate >= exactCountBelow) return estimate;
+    }
+    const [row] = (await this.#path.run(pool, buildCountOf(statement), options.signal)).rows;
+    return finiteCount(row?.count) ?? 0;
   }
 
   /** Alias of `read`, as one sample of the reference engine's docs calls it. */

@@ -2,7 +2,8 @@ import { isPlainObject } from './config';
 import type { ColumnInfo, ColumnType, Row } from './driver-adapter';
 import { SqlResourceError } from './errors';
 import { exactIntegerOf } from './integers';
-import type { Filter } from './sql-builder';
+import type { OrderTerm } from './filters';
+import type { Filter, ListShape } from './sql-builder';
 
 /**
  * Typed binding from the catalogue. A value is checked against its column's type and bound in
@@ -81,9 +82,36 @@ export function typedFilter(table: TableShape, tableName: string, filter: Filter
     }
     if (value === null || value === undefined) typed[name] = value;
     else if (Array.isArray(value)) typed[name] = value.map((item) => filterValue(column, item));
+    else if (isPlainObject(value)) typed[name] = typedOperators(column, value);
     else typed[name] = filterValue(column, value);
   }
   if (unknown.length > 0) throw unknownColumns(tableName, unknown);
+  return typed;
+}
+
+/** Column types a LIKE pattern applies to: their values compare as text. */
+const patternTypes: ReadonlySet<ColumnType> = new Set(['text', 'other']);
+
+/**
+ * An object of operators with each operand in its column's form. What is no operand of any
+ * statement (an unknown operator, a null comparison) passes unchanged for the builder to refuse.
+ */
+function typedOperators(column: ColumnInfo, operators: Record<string, unknown>): Record<string, unknown> {
+  const refuse = (message: string): never => {
+    throw new SqlResourceError('INVALID_FILTER', `filter on '${column.name}': ${message} (${column.type} column)`, { columns: [column.name] });
+  };
+  const typed: Record<string, unknown> = {};
+  for (const [operator, operand] of Object.entries(operators)) {
+    if (operator === 'in' && Array.isArray(operand)) typed[operator] = operand.map((item) => filterValue(column, item));
+    else if (operator === 'is') {
+      if ((operand === true || operand === false) && column.type !== 'boolean') refuse('is true and is false need a boolean column');
+      typed[operator] = operand;
+    } else if (operator === 'like' || operator === 'ilike') {
+      if (!patternTypes.has(column.type)) refuse(`${operator} needs a text column`);
+      typed[operator] = operand;
+    } else if (operand === null || operand === undefined || Array.isArray(operand) || isPlainObject(operand)) typed[operator] = operand;
+    else typed[operator] = filterValue(column, operand);
+  }
   return typed;
 }
 
@@ -167,6 +195,39 @@ function unknownColumns(table: string, names: string[]): SqlResourceError {
   return new SqlResourceError('UNKNOWN_COLUMN', `unknown column${names.length > 1 ? 's' : ''} in ${table}: ${listed}`, { columns: printable });
 }
 
+/** What a list asks of its table besides the filter, as a caller gives it. */
+export interface ListRequest {
+  readonly columns?: readonly string[];
+  readonly order?: readonly OrderTerm[];
+  readonly limit?: number;
+  readonly offset?: number;
+  /** Keyset paging: the last row of the previous page (its order columns are read). */
+  readonly after?: Row;
+}
+
+/**
+ * A list's columns and order checked against the table, and its keyset typed: `after` pages by
+ * the order's values, which holds only when the order names every row once and compares
+ * without NULLs (an order ending in a unique column, on NOT NULL columns).
+ */
+export function typedList(table: TableShape, tableName: string, list: ListRequest): ListShape {
+  const unknown = [...(list.columns ?? []), ...(list.order ?? []).map((term) => term.column)].filter((name) => table.column(name) === undefined);
+  if (unknown.length > 0) throw unknownColumns(tableName, [...new Set(unknown)]);
+  const { after: lastRow, ...shape } = list;
+  if (lastRow === undefined) return shape;
+  const order = list.order ?? [];
+  const columns = order.map((term) => table.column(term.column) as ColumnInfo);
+  if (columns.length === 0 || !columns[columns.length - 1].unique || columns.some((column) => column.nullable)) {
+    throw new SqlResourceError('INVALID_ARGUMENT', 'after pages by the order: it needs an order ending in a unique column, all of its columns NOT NULL', { field: 'after' });
+  }
+  const after = columns.map((column, i) => {
+    const value = lastRow[order[i].column];
+    if (value === undefined || value === null) throw new SqlResourceError('INVALID_ARGUMENT', `after needs the value of the order column '${column.name}'`, { field: 'after' });
+    return filterValue(column, value);
+  });
+  return { ...shape, after };
+}
+
 /**
  * A call's values checked and typed by its table's shape, or passed as given when the catalogue
  * does not know the table (the statement then fails as the database says). One per table.
@@ -183,6 +244,13 @@ export class TypedValues {
 
   entry(entry: Row): Row {
     return this.shape ? typedEntry(this.shape, this.table, entry) : entry;
+  }
+
+  /** A list's columns, order and keyset (see `typedList`); unchecked for a table the catalogue lacks. */
+  list(list: ListRequest): ListShape {
+    if (this.shape) return typedList(this.shape, this.table, list);
+    const { after, ...rest } = list;
+    return after === undefined ? rest : { ...rest, after: (rest.order ?? []).map((term) => after[term.column]) };
   }
 
   /** The key of the row `key` names once `data` is written to it (see `writtenKey`). */

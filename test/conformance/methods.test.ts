@@ -250,8 +250,8 @@ describe.each(kinds)('%s resource methods', (kind: Kind) => {
   it('describes a table from the catalogue', async () => {
     const columns = await resource.columns(table);
     expect(columns.map((column) => column.name)).toEqual(['id', 'name', 'score', 'note', 'meta', 'big', 'created']);
-    expect(columns[0]).toEqual({ name: 'id', primaryKey: true, generated: true, type: 'integer', unique: true });
-    expect(columns[1]).toEqual({ name: 'name', primaryKey: false, generated: false, type: 'text', unique: true });
+    expect(columns[0]).toEqual({ name: 'id', primaryKey: true, generated: true, type: 'integer', unique: true, nullable: false });
+    expect(columns[1]).toEqual({ name: 'name', primaryKey: false, generated: false, type: 'text', unique: true, nullable: true });
     expect(columns.map((column) => column.type)).toEqual(['integer', 'text', 'integer', 'text', 'text', 'integer', 'other']);
     expect(columns.filter((column) => column.unique).map((column) => column.name)).toEqual(['id', 'name']);
     expect(await resource.columns('no_such_table_here')).toEqual([]);

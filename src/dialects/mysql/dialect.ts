@@ -1,4 +1,6 @@
 import type { SqlDialect } from '../../dialect';
+import type { Row } from '../../driver-adapter';
+import { finiteCount } from '../../integers';
 import { MysqlScanner } from './template-scanner';
 
 /**
@@ -25,6 +27,15 @@ export const mysqlDialect: SqlDialect = Object.freeze({
   placeholder: () => '?',
   quoteIdentifier: (part: string) => '`' + part.replace(/`/g, '``') + '`',
   scanTemplate: (template: string) => new MysqlScanner(template).compile(),
+  // LIKE follows the column's collation (case-insensitive under the usual _ci ones); ilike is so under any.
+  caseInsensitiveLike: (column: string, marker: string) => `LOWER(${column}) LIKE LOWER(${marker})`,
+  // MariaDB and MySQL drop the ORDER BY of a derived table that has no LIMIT of its own: the
+  // largest LIMIT keeps the template's order (a template with its own LIMIT cannot be paged).
+  pagedStatement: (sql: string, limitMarker: string, offsetMarker: string) =>
+    `SELECT * FROM (${sql}\nLIMIT 18446744073709551615) AS sql_page LIMIT ${limitMarker} OFFSET ${offsetMarker}`,
+  estimateStatement: (sql: string) => `EXPLAIN ${sql}`,
+  // The first row is the outermost table (or derived table) the statement reads.
+  estimatedRows: (rows: readonly Row[]) => finiteCount(rows[0]?.rows),
   errors: Object.freeze({
     invalidValueCodes: new Set([
       'ER_BAD_NULL_ERROR',

@@ -315,6 +315,7 @@ export class MysqlAdapter implements DriverAdapter {
       type: mysqlColumnType(String(row.dataType), String(row.columnType)),
       // UNI marks the first column of a unique index that holds it alone.
       unique: (row.columnKey === 'PRI' && keyColumns === 1) || row.columnKey === 'UNI',
+      nullable: row.nullable === 'YES',
     }));
   }
 
@@ -327,7 +328,7 @@ export class MysqlAdapter implements DriverAdapter {
 }
 
 /** The columns of one table (`?`: its schema, or NULL for the connection's database; `?`: its name). */
-const columnsQuery = `SELECT COLUMN_NAME AS name, COLUMN_KEY AS columnKey, EXTRA AS extra, DATA_TYPE AS dataType, COLUMN_TYPE AS columnType
+const columnsQuery = `SELECT COLUMN_NAME AS name, COLUMN_KEY AS columnKey, EXTRA AS extra, DATA_TYPE AS dataType, COLUMN_TYPE AS columnType, IS_NULLABLE AS nullable
   FROM information_schema.COLUMNS
  WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?
  ORDER BY ORDINAL_POSITION`;

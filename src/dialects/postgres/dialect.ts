@@ -1,4 +1,6 @@
 import type { SqlDialect } from '../../dialect';
+import type { Row } from '../../driver-adapter';
+import { finiteCount } from '../../integers';
 import type { Statement } from '../../statement';
 import { PostgresScanner } from './template-scanner';
 
@@ -10,6 +12,13 @@ export const postgresDialect: SqlDialect = Object.freeze({
   placeholder: (index: number) => `$${index}`,
   quoteIdentifier: (part: string) => '"' + part.replace(/"/g, '""') + '"',
   scanTemplate: (template: string) => new PostgresScanner(template).compile(),
+  caseInsensitiveLike: (column: string, marker: string) => `${column} ILIKE ${marker}`,
+  pagedStatement: (sql: string, limitMarker: string, offsetMarker: string) => `SELECT * FROM (${sql}\n) AS sql_page LIMIT ${limitMarker} OFFSET ${offsetMarker}`,
+  estimateStatement: (sql: string) => `EXPLAIN (FORMAT JSON) ${sql}`,
+  estimatedRows: (rows: readonly Row[]) => {
+    const plan = (rows[0]?.['QUERY PLAN'] as { Plan?: { 'Plan Rows'?: unknown } }[] | undefined)?.[0]?.Plan;
+    return finiteCount(plan?.['Plan Rows']);
+  },
   // PostgREST's settings: policies read `current_setting('request.jwt.claims', true)::json`. `true`
   // makes both local to the transaction; setting `role` is `SET LOCAL ROLE`, with a bound name.
   requestSessionStatements: (claims: Readonly<Record<string, unknown>>, role: string | undefined): Statement[] => [

@@ -99,7 +99,8 @@ const columnsQuery = `SELECT a.attname AS name,
                 WHERE u.indrelid = a.attrelid AND u.indisunique AND u.indnkeyatts = 1
                   AND u.indkey[0] = a.attnum AND u.indpred IS NULL) AS is_unique,
        (a.attidentity <> '' OR a.attgenerated <> ''
-          OR COALESCE(pg_get_expr(d.adbin, d.adrelid), '') LIKE 'nextval(%') AS generated
+          OR COALESCE(pg_get_expr(d.adbin, d.adrelid), '') LIKE 'nextval(%') AS generated,
+       NOT a.attnotnull AS nullable
   FROM pg_attribute a
   JOIN pg_type t ON t.oid = a.atttypid
   LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
@@ -339,6 +340,7 @@ export class PostgresAdapter implements DriverAdapter {
       generated: row.generated === true,
       type: postgresColumnType(String(row.data_type)),
       unique: row.is_unique === true,
+      nullable: row.nullable === true,
     }));
   }
 
