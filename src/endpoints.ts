@@ -3,6 +3,8 @@ import { isPlainObject } from './config';
 import type { SqlDialect } from './dialect';
 import type { Row } from './driver-adapter';
 import { SqlResourceError } from './errors';
+import { cursorKey } from './lists/cursor';
+import { createListHandler } from './lists/list-endpoint';
 import type { SqlResource } from './sql-resource';
 import { compileTemplate, TemplateError, type CompiledTemplate } from './template';
 
@@ -44,6 +46,15 @@ export interface EndpointRequest {
   signal?: AbortSignal;
   /** The verified caller's claims (`server.auth`); null or absent when no credential was sent. */
   auth?: { readonly claims: Claims } | null;
+  /** Request headers, lower-case names: a list reads `Prefer`. */
+  headers?: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/** Where a paged list's answer stands (SPEC §8): `next` is the URL of the following page. */
+export interface ListPage {
+  limit: number;
+  offset?: number;
+  next?: string;
 }
 
 /**
@@ -51,7 +62,7 @@ export interface EndpointRequest {
  * and `total`; a longer one answers with the batches read so far and the rest still to read.
  */
 export type EndpointResponse =
-  | { statusCode: number; message: string; data?: unknown; total?: number }
+  | { statusCode: number; message: string; data?: unknown; total?: number; page?: ListPage; count?: number; headers?: Record<string, string> }
   | { statusCode: 200; message: string; readBatches: Row[][]; moreBatches: AsyncGenerator<Row[], void, undefined> };
 
 export type EndpointHandler = (request: EndpointRequest) => Promise<EndpointResponse>;
@@ -181,11 +192,20 @@ function scopedBody(body: Record<string, unknown>, scope: Record<string, unknown
   return scoped;
 }
 
+/** What endpoints share across a host. */
+export interface EndpointOptions {
+  /** The key keyset cursors are signed with (`server.cursorSecret`); one per process when absent. */
+  readonly cursorKey?: Buffer;
+}
+
+/** Signs the cursors of endpoints built without a key of their own: cursors do not outlive the process. */
+const processCursorKey = cursorKey();
+
 /**
  * The shared behaviour of every endpoint kind, for any resource. Built once per endpoint:
  * templates are compiled here, never per request.
  */
-export function createEndpointHandler(definition: EndpointDefinition, resource: SqlResource): EndpointHandler {
+export function createEndpointHandler(definition: EndpointDefinition, resource: SqlResource, options: EndpointOptions = {}): EndpointHandler {
   const template = compileEndpointSql(definition, resource.dialect);
   const { table = '', id_field: idField = 'id', config } = definition;
   const label = `${definition.endpoint} ${table || definition.path}`;
@@ -209,18 +229,20 @@ export function createEndpointHandler(definition: EndpointDefinition, resource: 
   // Messages never echo the id: a client's value is not reflected back to it.
   const notFound = (): SqlResourceError => new SqlResourceError('NOT_FOUND', `${label}: no row with this ${idField}`);
 
-  const handlers: Record<EndpointKind, EndpointHandler> = {
-    async list(request) {
-      if (!template) throw new SqlResourceError('CONFIG_INVALID', `${label}: a list endpoint needs sql`);
-      const batches = resource.streamBatches(template.sql, template.bind(templateLookup(config, request)), { signal: request.signal });
-      // Read before answering, so a query that fails early still gets its status code; a result
-      // that ends within its first batch is answered whole, with a Content-Length.
-      const first = await batches.next();
-      if (first.done) return { statusCode: 200, message: label, data: [], total: 0 };
-      const second = await batches.next();
-      if (second.done) return { statusCode: 200, message: label, data: first.value, total: first.value.length };
-      return { statusCode: 200, message: label, readBatches: [first.value, second.value], moreBatches: batches };
-    },
+  if (definition.endpoint === 'list') {
+    return createListHandler({
+      definition,
+      resource,
+      label,
+      template,
+      templateValues: (request) => (template as CompiledTemplate).bind(templateLookup(config, request)),
+      scope: callerScope,
+      refusedScope,
+      cursorKey: options.cursorKey ?? processCursorKey,
+    });
+  }
+
+  const handlers: Record<Exclude<EndpointKind, 'list'>, EndpointHandler> = {
     async read(request) {
       const rows = await selectRows(request);
       return { statusCode: 200, message: `${label}: ${rows.length} row${rows.length === 1 ? '' : 's'}`, data: rows };

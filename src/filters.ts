@@ -43,8 +43,8 @@ export interface OrderTerm {
   readonly descending: boolean;
 }
 
-/** How a caller writes an order: `'created_at.desc,id'`, or a list of such terms. */
-export type OrderInput = string | readonly string[];
+/** How a caller writes an order: `'created_at.desc,id'`, or a list of such terms or of `OrderTerm`s. */
+export type OrderInput = string | readonly (string | OrderTerm)[];
 
 function orderError(message: string): SqlResourceError {
   return new SqlResourceError('INVALID_ARGUMENT', message, { field: 'order' });
@@ -59,7 +59,8 @@ export function parseOrder(order: OrderInput): OrderTerm[] {
   const terms = typeof order === 'string' ? order.split(',') : order;
   if (!Array.isArray(terms) || terms.length === 0) throw orderError('order must be a column, or columns separated by commas, each optionally .asc or .desc');
   return terms.map((term: unknown, index) => {
-    if (typeof term !== 'string') throw orderError(`order term ${index + 1} must be a string`);
+    if (isPlainObject(term) && typeof term.column === 'string' && term.column !== '' && typeof term.descending === 'boolean') return { column: term.column, descending: term.descending };
+    if (typeof term !== 'string') throw orderError(`order term ${index + 1} must be a string or { column, descending }`);
     const dot = term.lastIndexOf('.');
     const direction = dot < 0 ? '' : term.slice(dot + 1);
     if (direction !== '' && direction !== 'asc' && direction !== 'desc') {

@@ -311,9 +311,11 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
    * or streamed.
    */
   selectStatement(table: string, filter: Filters, options: ReadOptions = {}): Promise<Statement> {
-    const { signal: _signal, order, ...list } = options;
+    const { columns, order, limit, offset, after } = options;
     const terms = order === undefined ? undefined : parseOrder(order);
-    return Promise.resolve(this.#catalogue.typed(table, (typed) => buildList(this.dialect, table, filtersOf(filter).map((one) => typed.filter(one as Filter)), typed.list({ ...list, order: terms }))));
+    return Promise.resolve(
+      this.#catalogue.typed(table, (typed) => buildList(this.dialect, table, filtersOf(filter).map((one) => typed.filter(one as Filter)), typed.list({ columns, order: terms, limit, offset, after }))),
+    );
   }
 
   /** How many rows of `table` `filter` selects: counted, or estimated by the planner (`CountOptions`). */

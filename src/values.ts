@@ -206,6 +206,18 @@ export interface ListRequest {
 }
 
 /**
+ * Whether an order can page by keyset (`after`): it names each row once (it ends in a unique
+ * column, or holds every column of the primary key) and compares without NULLs.
+ */
+export function pagesByKeyset(table: TableShape, order: readonly OrderTerm[]): boolean {
+  const columns = order.map((term) => table.column(term.column));
+  if (columns.length === 0 || columns.some((column) => column === undefined || column.nullable)) return false;
+  if (columns[columns.length - 1]?.unique) return true;
+  const key = table.columns.filter((column) => column.primaryKey);
+  return key.length > 0 && key.every((column) => columns.includes(column));
+}
+
+/**
  * A list's columns and order checked against the table, and its keyset typed: `after` pages by
  * the order's values, which holds only when the order names every row once and compares
  * without NULLs (an order ending in a unique column, on NOT NULL columns).
@@ -217,8 +229,8 @@ export function typedList(table: TableShape, tableName: string, list: ListReques
   if (lastRow === undefined) return shape;
   const order = list.order ?? [];
   const columns = order.map((term) => table.column(term.column) as ColumnInfo);
-  if (columns.length === 0 || !columns[columns.length - 1].unique || columns.some((column) => column.nullable)) {
-    throw new SqlResourceError('INVALID_ARGUMENT', 'after pages by the order: it needs an order ending in a unique column, all of its columns NOT NULL', { field: 'after' });
+  if (!pagesByKeyset(table, order)) {
+    throw new SqlResourceError('INVALID_ARGUMENT', 'after pages by the order: it needs an order that names each row once (ending in a unique column, or holding the whole primary key), all of its columns NOT NULL', { field: 'after' });
   }
   const after = columns.map((column, i) => {
     const value = lastRow[order[i].column];

@@ -1,6 +1,7 @@
 import { isPlainObject, substituteEnv } from '../../config';
 import { SqlResourceError } from '../../errors';
 import { integerSetting } from '../../integers';
+import { cursorKey } from '../../lists/cursor';
 import { rateLimitNamespace, rateLimitSettings, type RateLimitSettings } from '../rate-limit';
 
 export interface JsonOptions {
@@ -35,6 +36,8 @@ export interface HttpOptions {
   rateLimit?: RateLimitSettings;
   /** Where the Redis counters of `rateLimit` live: `sql-resources:<profile name>:`. */
   rateLimitNamespace?: string;
+  /** Signs the keyset cursors of lists (`server.cursorSecret`); one key per process when unset. */
+  cursorKey?: Buffer;
 }
 
 export const defaultBodyLimit = 1024 * 1024;
@@ -104,11 +107,27 @@ export function corsOptions(config: unknown): Record<string, unknown> | undefine
   return options;
 }
 
+/** Shorter secrets are refused: a cursor's signature is only as strong as its key. */
+const minCursorSecretBytes = 32;
+
+/**
+ * `server.cursorSecret`: hosts that share it accept each other's list cursors (several hosts
+ * behind one address). The error never holds the value.
+ */
+function cursorSecret(value: unknown): Buffer | undefined {
+  if (value === undefined || value === null) return undefined;
+  const text = typeof value === 'string' ? substituteEnv('profile', 'server.cursorSecret', value) : undefined;
+  if (text === undefined || Buffer.byteLength(text) < minCursorSecretBytes) {
+    throw new SqlResourceError('CONFIG_INVALID', `profile: server.cursorSecret must be a string of at least ${minCursorSecretBytes} bytes (usually {{ENV}})`);
+  }
+  return cursorKey(text);
+}
+
 /** The HTTP settings of a profile's `server` section, checked and with their defaults. */
 export function httpOptions(
   server: Record<string, unknown>,
   profileName?: string,
-): Required<Omit<HttpOptions, 'cors' | 'allowedHosts' | 'rateLimit'>> & Pick<HttpOptions, 'cors' | 'allowedHosts' | 'rateLimit'> {
+): Required<Omit<HttpOptions, 'cors' | 'allowedHosts' | 'rateLimit' | 'cursorKey'>> & Pick<HttpOptions, 'cors' | 'allowedHosts' | 'rateLimit' | 'cursorKey'> {
   const json = mapping(server, 'json');
   return {
     bodyLimit: profileInteger(server, 'bodyLimit', defaultBodyLimit, 1, Number.MAX_SAFE_INTEGER),
@@ -125,5 +144,6 @@ export function httpOptions(
     hsts: hsts(server.hsts),
     rateLimit: rateLimitSettings(server.rateLimit),
     rateLimitNamespace: rateLimitNamespace(profileName),
+    cursorKey: cursorSecret(server.cursorSecret),
   };
 }
