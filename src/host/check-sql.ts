@@ -1,5 +1,6 @@
 import type { SqlDialect } from '../dialect';
 import { compileEndpointSql, type EndpointDefinition } from '../endpoints';
+import { buildTemplatePage } from '../sql-builder';
 import { SqlResourceError } from '../errors';
 import type { SqlResource } from '../sql-resource';
 import type { CompiledTemplate } from '../template';
@@ -34,10 +35,18 @@ export async function sqlProblems(resource: SqlResource, endpoint: EndpointDefin
   try {
     const { columns } = await resource.describe(template.sql);
     sinks.report(`${where}: ${columns.length === 0 ? 'no result columns' : `columns ${columns.map((column) => `${column.name} ${column.type}`).join(', ')}`}`);
-    return [];
   } catch (error) {
     const hint = identifierHint(resource.dialect, template, error);
     return problemsOf(error).map((problem) => `${where}: sql: ${problem}${hint}`);
+  }
+  if (endpoint.endpoint !== 'list' || endpoint.config.page === undefined) return [];
+  // A page is the template wrapped (lists/list-endpoint.ts): on MySQL a template with its own LIMIT cannot be.
+  const paged = buildTemplatePage(resource.dialect, { sql: template.sql, values: template.parameterNames }, 1, 0);
+  try {
+    await resource.describe(paged.sql);
+    return [];
+  } catch (error) {
+    return problemsOf(error).map((problem) => `${where}: sql, paged (page:): ${problem}; a paged template has no LIMIT of its own`);
   }
 }
 

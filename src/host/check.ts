@@ -11,6 +11,9 @@ export type { CheckReport } from './check-sql';
 /** Says what `check` found that works but deserves a look; not a problem, so exit code 0. */
 export type CheckWarning = (message: string) => void;
 
+/** Keys of a table list that name columns. */
+const listColumnKeys = ['filters', 'sort', 'select'] as const;
+
 /** The columns an endpoint's `scope` restricts (table endpoints only: the profile refuses it beside `sql`). */
 function scopeColumns(endpoint: EndpointDefinition): string[] {
   const scope = endpoint.config.scope;
@@ -38,6 +41,13 @@ async function tableProblems(resource: SqlResource, table: string, endpoint: End
   // A scope column the table lacks fails every request of the endpoint.
   for (const column of scopeColumns(endpoint)) {
     if (columnNamed(column) === undefined) problems.push(`${where}: table '${table}' has no column '${column}' (scope)`);
+  }
+  // A list column the table lacks fails every request that names it (select: every request).
+  for (const key of listColumnKeys) {
+    const value = endpoint.config[key];
+    for (const column of Array.isArray(value) ? value : []) {
+      if (typeof column === 'string' && columnNamed(column) === undefined) problems.push(`${where}: table '${table}' has no column '${column}' (${key})`);
+    }
   }
   return problems;
 }
