@@ -23,6 +23,11 @@ export interface SqlDialect {
   /** Reads a `{{name}}` template with the dialect's quoting and comment rules. */
   scanTemplate(template: string): ScannedTemplate;
   readonly errors: DialectErrors;
+  /**
+   * One ORDER BY term. NULLs come last in ascending order and first in descending order on
+   * every dialect, as PostgreSQL places them, so a list answers the same order on both kinds.
+   */
+  orderBy(column: string, descending: boolean, nullable: boolean): string;
   /** The `ilike` filter: `column` (quoted) matches the pattern at `marker` whatever the case. */
   caseInsensitiveLike(column: string, marker: string): string;
   /**

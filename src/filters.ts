@@ -41,6 +41,8 @@ export const comparisonSql: Readonly<Partial<Record<FilterOperator, string>>> = 
 export interface OrderTerm {
   readonly column: string;
   readonly descending: boolean;
+  /** The column may hold NULL (from the catalogue): the dialect then places NULLs as PostgreSQL does. */
+  readonly nullable?: boolean;
 }
 
 /** How a caller writes an order: `'created_at.desc,id'`, or a list of such terms or of `OrderTerm`s. */

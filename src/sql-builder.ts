@@ -380,7 +380,7 @@ export function buildList(dialect: SqlDialect, table: string, filters: readonly 
     if (order.length === 0 || list.after.length !== order.length) throw invalid('INVALID_ARGUMENT', 'after needs one value per order column');
     sql += `${conditions.where.length === 0 ? ' WHERE' : ' AND'} ${keysetCondition(dialect, order, list.after, params, next)}`;
   }
-  if (order.length > 0) sql += ` ORDER BY ${order.map((term) => `${quoteColumn(dialect, term.column)}${term.descending ? ' DESC' : ''}`).join(', ')}`;
+  if (order.length > 0) sql += ` ORDER BY ${order.map((term) => dialect.orderBy(quoteColumn(dialect, term.column), term.descending, term.nullable === true)).join(', ')}`;
   if (list.limit !== undefined) {
     sql += ` LIMIT ${next()}`;
     params.push(list.limit);

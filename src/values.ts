@@ -225,7 +225,8 @@ export function pagesByKeyset(table: TableShape, order: readonly OrderTerm[]): b
 export function typedList(table: TableShape, tableName: string, list: ListRequest): ListShape {
   const unknown = [...(list.columns ?? []), ...(list.order ?? []).map((term) => term.column)].filter((name) => table.column(name) === undefined);
   if (unknown.length > 0) throw unknownColumns(tableName, [...new Set(unknown)]);
-  const { after: lastRow, ...shape } = list;
+  const { after: lastRow, ...rest } = list;
+  const shape = rest.order === undefined ? rest : { ...rest, order: rest.order.map((term) => ({ ...term, nullable: table.column(term.column)?.nullable === true })) };
   if (lastRow === undefined) return shape;
   const order = list.order ?? [];
   const columns = order.map((term) => table.column(term.column) as ColumnInfo);

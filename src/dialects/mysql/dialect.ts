@@ -27,6 +27,11 @@ export const mysqlDialect: SqlDialect = Object.freeze({
   placeholder: () => '?',
   quoteIdentifier: (part: string) => '`' + part.replace(/`/g, '``') + '`',
   scanTemplate: (template: string) => new MysqlScanner(template).compile(),
+  // MySQL sorts NULLs as the smallest values: a nullable column sorts on IS NULL first.
+  orderBy: (column: string, descending: boolean, nullable: boolean) => {
+    const direction = descending ? ' DESC' : '';
+    return nullable ? `${column} IS NULL${direction}, ${column}${direction}` : `${column}${direction}`;
+  },
   // LIKE follows the column's collation (case-insensitive under the usual _ci ones); ilike is so under any.
   caseInsensitiveLike: (column: string, marker: string) => `LOWER(${column}) LIKE LOWER(${marker})`,
   // MariaDB and MySQL drop the ORDER BY of a derived table that has no LIMIT of its own: the

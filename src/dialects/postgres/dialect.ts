@@ -12,6 +12,7 @@ export const postgresDialect: SqlDialect = Object.freeze({
   placeholder: (index: number) => `$${index}`,
   quoteIdentifier: (part: string) => '"' + part.replace(/"/g, '""') + '"',
   scanTemplate: (template: string) => new PostgresScanner(template).compile(),
+  orderBy: (column: string, descending: boolean) => (descending ? `${column} DESC` : column),
   caseInsensitiveLike: (column: string, marker: string) => `${column} ILIKE ${marker}`,
   pagedStatement: (sql: string, limitMarker: string, offsetMarker: string) => `SELECT * FROM (${sql}\n) AS sql_page LIMIT ${limitMarker} OFFSET ${offsetMarker}`,
   estimateStatement: (sql: string) => `EXPLAIN (FORMAT JSON) ${sql}`,
