@@ -175,10 +175,8 @@ function templateList(sources: ListSources, settings: ListSettings, template: Co
   return async (request) => {
     const values = sources.templateValues(request);
     const pageSettings = settings.page;
-    if (pageSettings === undefined) {
-      notPaged(request.query);
-      return streamed(resource, { sql: template.sql, values }, request.signal, label);
-    }
+    // Unpaged, the query string is the template's as before: `?limit=` may be one of its variables.
+    if (pageSettings === undefined) return streamed(resource, { sql: template.sql, values }, request.signal, label);
     const { query, signal } = request;
     if (singleParameter(query, 'after') !== undefined) throw parameterError('after', 'is not taken: an sql list pages by offset');
     const limit = pageLimit(query, pageSettings);
