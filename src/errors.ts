@@ -17,6 +17,7 @@ export const errorCatalogue = {
   MISSING_ID: { statusCode: 400, summary: 'missing id' },
   INVALID_ID: { statusCode: 400, summary: "id not valid for the key column's type" },
   TEMPLATE_VARIABLE: { statusCode: 400, summary: 'template variable missing or repeated' },
+  INVALID_PARAMETER: { statusCode: 400, summary: 'a declared parameter (params) is missing, repeated or breaks its type or rules' },
   UNAUTHORIZED: { statusCode: 401, summary: 'missing, invalid or expired credential' },
   FORBIDDEN: { statusCode: 403, summary: 'the caller may not do this (role, claim or row-level policy)' },
   NOT_FOUND: { statusCode: 404, summary: 'no such row' },

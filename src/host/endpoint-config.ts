@@ -3,6 +3,8 @@ import { isPlainObject } from '../config';
 import { compileEndpointSql, endpointKinds, isEndpointKind, type EndpointDefinition, type EndpointKind } from '../endpoints';
 import type { SqlDialect } from '../dialect';
 import type { CompiledTemplate } from '../template';
+import { listKeys, listProblems } from '../lists/settings';
+import { parameterProblems } from './params';
 import type { Problem } from './problems';
 import { didYouMean } from './schema/did-you-mean';
 
@@ -39,9 +41,9 @@ export interface EndpointContext {
 }
 
 /** The keys the engine reads on every database endpoint, and on each kind besides. */
-const commonKeys = ['path', 'method', 'resource', 'endpoint', 'description', 'desc', 'public', 'roles'];
+const commonKeys = ['path', 'method', 'resource', 'endpoint', 'description', 'desc', 'public', 'roles', 'params'];
 const kindKeys: Readonly<Record<EndpointKind, readonly string[]>> = {
-  list: ['sql', 'scope'],
+  list: ['sql', 'table', 'scope', ...listKeys],
   read: ['table', 'id_field', 'sql', 'scope'],
   readOne: ['table', 'id_field', 'sql', 'scope'],
   create: ['table', 'id_field', 'scope'],
@@ -75,7 +77,7 @@ function accessProblems(entry: Record<string, unknown>, template: CompiledTempla
   const scope = entry.scope;
   // A handler's other keys are its own configuration: `scope` there is the application's.
   if (scope === undefined || entry.handler !== undefined) return problems;
-  if (typeof entry.sql === 'string' || entry.endpoint === 'list') {
+  if (typeof entry.sql === 'string') {
     problems.push({ key: 'scope', message: 'scope applies to table endpoints: in an sql template, write the condition with {{auth.<claim>}}' });
     return problems;
   }
@@ -88,7 +90,7 @@ function accessProblems(entry: Record<string, unknown>, template: CompiledTempla
       problems.push({ key: 'scope', message: `scope.${column} must be a value or exactly {{auth.<claim>}}` });
     }
     const idField = typeof entry.id_field === 'string' ? entry.id_field : 'id';
-    if (column === idField && entry.endpoint !== 'create') problems.push({ key: 'scope', message: `scope cannot restrict the id_field '${column}' itself` });
+    if (column === idField && entry.endpoint !== 'create' && entry.endpoint !== 'list') problems.push({ key: 'scope', message: `scope cannot restrict the id_field '${column}' itself` });
   }
   return problems;
 }
@@ -107,7 +109,7 @@ function unusedKeys(entry: Record<string, unknown>, kind: EndpointKind, template
     .map((key) => {
       const why = namesInText.has(key)
         ? ` ({{${key}}} stands only where the template reads no variables: in a SQL comment or a dollar-quoted string)`
-        : didYouMean(key, [...known, ...used]);
+        : didYouMean(key, [...used, ...known]);
       return { key, message: `unknown key '${key}'${template === undefined ? '' : ': no template of this endpoint uses it'}${why}` };
     });
 }
@@ -119,7 +121,7 @@ function missingKeys(entry: Record<string, unknown>, kind: keyof typeof endpoint
   const has = (key: string): boolean => typeof entry[key] === 'string' && entry[key] !== '';
   switch (kind) {
     case 'list':
-      return has('sql') ? [] : ['sql'];
+      return has('sql') || has('table') ? [] : ['sql or table'];
     case 'read':
     case 'readOne':
       return has('sql') ? [] : ['table', 'id_field'].filter((key) => !has(key));
@@ -204,6 +206,10 @@ export function validateEndpoints(endpoints: unknown, context: EndpointContext):
       for (const unused of unusedKeys(entry, kind, template)) problem(unused.message, unused.key);
     }
     for (const access of accessProblems(entry, template, hasAuth)) problem(access.message, access.key);
+    if (kind === 'list') for (const list of listProblems(entry, template?.variables)) problem(list.message, list.key);
+    for (const { path: below, key, message } of parameterProblems(entry, template, definition.sql !== undefined && template === undefined)) {
+      result.problems.push({ path: ['server', 'endpoints', index, ...below], key, message });
+    }
     result.database.push(definition);
   });
   return result;

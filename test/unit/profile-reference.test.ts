@@ -44,6 +44,8 @@ const sections: [heading: string, node: JsonSchema][] = [
   ['`server.auth.apiKeys` (mapping)', child(child(server, 'auth'), 'apiKeys')],
   ['`server.auth.apiKeys[]`', items(child(child(server, 'auth'), 'apiKeys'))],
   ['`server.endpoints[]`', items(child(server, 'endpoints'))],
+  ['`server.endpoints[].page`', child(items(child(server, 'endpoints')), 'page')],
+  ['`server.endpoints[].params.<name>`', resolve(child(items(child(server, 'endpoints')), 'params').additionalProperties)],
   ['`resources.<id>` (mysql)', definitions['resource.mysql']],
   ['`resources.<id>.server` (mysql)', child(definitions['resource.mysql'], 'server')],
   ['`resources.<id>` (postgres)', definitions['resource.postgres']],

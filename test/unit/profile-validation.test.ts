@@ -62,7 +62,7 @@ describe('profile validation at startup', () => {
       "- server.endpoints[1] (/y): endpoint 'find' is not one of list, read, readOne, create, update, delete",
       "- server.endpoints[2] (z): path must start with '/'",
       '- server.endpoints[4] (/d): duplicate route POST /d',
-      '- server.endpoints[5] (/m): a list endpoint needs sql',
+      '- server.endpoints[5] (/m): a list endpoint needs sql or table',
       '- server.endpoints[6] (/r/:id): a read endpoint needs id_field',
       '- server.endpoints[7] (/u/:id): an update endpoint needs table and id_field',
       expect.stringMatching(/^- server\.endpoints\[8\] \(\/t\): sql template: .*unterminated/),

@@ -8,6 +8,7 @@ import { accessHooks, endpointAccess } from '../auth/access';
 import { createAuthenticator } from '../auth/authenticate';
 import type { AuthSettings } from '../auth/settings';
 import type { HandlerDefinition } from '../endpoint-config';
+import { parameterRouteOptions } from '../params';
 import { rateLimitNamespace, registerRateLimit } from '../rate-limit';
 import { registerBodyParsers } from './body';
 import { clientErrorHandler, errorAnswer, errorHandler, frameworkErrorHandler, notFoundHandler, sendNok } from './errors';
@@ -25,6 +26,7 @@ function toEndpointRequest(request: FastifyRequest, signal: AbortSignal | undefi
     body: request.body,
     signal,
     auth: request.auth,
+    headers: request.headers,
   };
 }
 
@@ -38,8 +40,8 @@ function withClaimsOf<T>(request: FastifyRequest, wanted: boolean, work: () => T
 
 /**
  * A signal that aborts when the client leaves before its answer is complete, so the endpoint's
- * statement is cancelled on the server. Only `sql` endpoints get one: table endpoints run short
- * statements on keys, and skipping it keeps their path as cheap as before.
+ * statement is cancelled on the server. Only lists and `sql` endpoints get one: other table
+ * endpoints run short statements on keys, and skipping it keeps their path as cheap as before.
  */
 function clientGoneSignal(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
@@ -128,12 +130,13 @@ export async function buildServer(
   const writeTimeout = options.writeTimeout ?? defaultWriteTimeout;
   for (const definition of endpoints) {
     const resource = resources.get(definition.resource);
-    const handle = createEndpointHandler(definition, resource);
-    const cancellable = definition.sql !== undefined;
+    const handle = createEndpointHandler(definition, resource, { cursorKey: options.cursorKey });
+    const cancellable = definition.sql !== undefined || definition.endpoint === 'list';
     server.route({
       method: definition.method,
       url: definition.path,
       ...guard(definition.config),
+      ...parameterRouteOptions(definition),
       handler: async (request, reply) => {
         const endpointRequest = toEndpointRequest(request, cancellable ? clientGoneSignal(reply) : undefined);
         // A list's later batches are read outside it, on the transaction its first batch began.
@@ -143,7 +146,8 @@ export async function buildServer(
           // A reader that takes nothing for writeTimeout loses its connection; the stream and its statement end.
           return reply.send(listBody(response.message, response.readBatches, response.moreBatches, writeTimeout, () => reply.raw.destroy()));
         }
-        return { code: 'ok', message: response.message, data: response.data, total: response.total };
+        if (response.headers) void reply.headers(response.headers);
+        return { code: 'ok', message: response.message, data: response.data, total: response.total, page: response.page, count: response.count };
       },
     });
   }

@@ -1,5 +1,6 @@
 import { booleanSchema, integerSchema, stringSchema, type JsonSchema } from '../../config-schema';
 import { endpointKinds } from '../../endpoints';
+import { parameterTypes } from '../params/parameter-types';
 import { registeredClassEntries, type ResourceClass } from '../../registry';
 
 /**
@@ -10,6 +11,8 @@ import { registeredClassEntries, type ResourceClass } from '../../registry';
  */
 
 const httpMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+
+const columnListSchema = (description: string): JsonSchema => ({ type: 'array', items: { type: 'string', pattern: '\\S' }, minItems: 1, description });
 
 const endpointSchema: JsonSchema = {
   type: 'object',
@@ -37,6 +40,39 @@ const endpointSchema: JsonSchema = {
       type: 'object',
       additionalProperties: { type: ['string', 'number', 'boolean'] },
       description: "table endpoints: column → value or '{{auth.<claim>}}'; filters every row the endpoint reads or changes, and is forced on what it writes",
+    },
+    filters: columnListSchema('table lists: columns a client may filter on (?status=eq.open)'),
+    sort: columnListSchema('table lists: columns a client may order by (?order=created_at.desc)'),
+    select: columnListSchema('table lists: columns a client may pick (?select=id,status), and the default projection (default: every column)'),
+    page: {
+      type: ['boolean', 'object'],
+      additionalProperties: false,
+      properties: {
+        defaultLimit: integerSchema('rows of a page without ?limit= (default 100)'),
+        maxLimit: integerSchema('most rows of a page; a larger ?limit= is cut to it (default 1000)'),
+      },
+      description: 'lists: answer pages (?limit=, ?offset=, ?after=) instead of every row',
+    },
+    count: { enum: ['none', 'estimated', 'exact'], description: 'paged lists: count the rows (default none); Prefer: count= may ask a cheaper mode' },
+    params: {
+      type: 'object',
+      description: 'typed parameters: path parameter or {{name}} of the sql a request supplies → its type and rules, checked before any SQL runs (400 INVALID_PARAMETER)',
+      additionalProperties: {
+        type: 'object',
+        required: ['type'],
+        additionalProperties: false,
+        properties: {
+          type: { enum: [...parameterTypes], description: 'string, integer, number, boolean, date (YYYY-MM-DD), datetime (RFC 3339 with offset) or uuid' },
+          enum: { type: 'array', items: { type: ['string', 'number', 'boolean'] }, description: 'the values allowed' },
+          minimum: { type: 'number', description: 'integer and number: the smallest value allowed' },
+          maximum: { type: 'number', description: 'integer and number: the largest value allowed' },
+          minLength: { type: 'integer', description: 'string: the fewest characters allowed' },
+          maxLength: { type: 'integer', description: 'string: the most characters allowed' },
+          pattern: stringSchema('string: a regular expression (JavaScript, unicode) the value must match'),
+          default: { type: ['string', 'number', 'boolean'], description: 'the value when the request gives none (the parameter is then optional)' },
+          required: { type: 'boolean', description: 'whether a request must give it (default: true unless a default is given)' },
+        },
+      },
     },
   },
   additionalProperties: true,
@@ -122,6 +158,7 @@ const serverSchema: JsonSchema = {
     },
     allowedHosts: { type: ['string', 'array'], items: { type: 'string' }, description: 'Host header values the server answers (default any)' },
     exposeErrors: booleanSchema('send 5xx errors with their own messages (default false)'),
+    cursorSecret: stringSchema('key that signs list cursors (?after=), at least 32 bytes, usually {{ENV}}; hosts sharing it accept each other\'s cursors (default: one key per process)'),
     requestTimeout: integerSchema('milliseconds a client has to send a whole request; 0: no limit (default 30000)'),
     writeTimeout: integerSchema('milliseconds a streamed answer may make no progress; 0: no limit (default 30000)'),
     hsts: {

@@ -1,0 +1,46 @@
+import type { ParameterType, ParameterValue } from './parameter-types';
+
+/**
+ * Path and query-string parameters arrive as text. The text of an integer, a number or a boolean
+ * is read here by strict rules, before the JSON Schema checks the value: what a lenient reader
+ * (`Number()`, a coercing validator) would turn into some number is refused instead.
+ */
+
+/** Decimal digits, an optional minus: no space, plus sign, fraction, exponent or hex. */
+const integerText = /^-?[0-9]+$/;
+/** A plain decimal: optional fraction and exponent; no space, hex, Infinity or NaN. */
+const numberText = /^-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
+/** The converted value, or why the text is not one of its type (the reason names the rule). */
+export type TextReading = { readonly value: ParameterValue } | { readonly reason: string };
+
+type Reader = (text: string) => TextReading;
+
+const asText: Reader = (text) => ({ value: text });
+
+const readers: Readonly<Record<ParameterType, Reader>> = {
+  integer(text) {
+    if (!integerText.test(text)) return { reason: 'must be an integer (type)' };
+    const value = Number(text);
+    if (!Number.isSafeInteger(value)) return { reason: `must be an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER} (type)` };
+    return { value: value === 0 ? 0 : value }; // not -0
+  },
+  number(text) {
+    if (!numberText.test(text)) return { reason: 'must be a number (type)' };
+    const value = Number(text);
+    return Number.isFinite(value) ? { value: value === 0 ? 0 : value } : { reason: 'must be a number a double can hold (type)' };
+  },
+  boolean(text) {
+    if (text === 'true' || text === 'false') return { value: text === 'true' };
+    return { reason: 'must be true or false (type)' };
+  },
+  string: asText,
+  date: asText,
+  datetime: asText,
+  uuid: asText,
+};
+
+/** Reads a parameter's text as its type. */
+export function readText(type: ParameterType, text: string): TextReading {
+  return readers[type](text);
+}
