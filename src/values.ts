@@ -98,7 +98,7 @@ const patternTypes: ReadonlySet<ColumnType> = new Set(['text', 'other']);
  */
 function typedOperators(column: ColumnInfo, operators: Record<string, unknown>): Record<string, unknown> {
   const refuse = (message: string): never => {
-    throw new SqlResourceError('INVALID_FILTER', `filter on '${column.name}': ${message} (${column.type} column)`, { columns: [column.name] });
+    throw new SqlResourceError('INVALID_FILTER', `filter on '${column.name}': ${message} (${column.type} column)`, { field: column.name, columns: [column.name] });
   };
   const typed: Record<string, unknown> = {};
   for (const [operator, operand] of Object.entries(operators)) {
@@ -118,7 +118,7 @@ function typedOperators(column: ColumnInfo, operators: Record<string, unknown>):
 function filterValue(column: ColumnInfo, value: unknown): unknown {
   const typed = keyValueOrUndefined(column.type, value);
   if (typed === undefined) {
-    throw new SqlResourceError('INVALID_FILTER', `filter value for '${column.name}' must be ${expected[column.type]} (${column.type} column)`, { columns: [column.name] });
+    throw new SqlResourceError('INVALID_FILTER', `filter value for '${column.name}' must be ${expected[column.type]} (${column.type} column)`, { field: column.name, columns: [column.name] });
   }
   return typed;
 }

@@ -69,8 +69,9 @@ export class Cursors {
     if (cursor.length > maxCursorLength) throw invalid('is too long to be a cursor of this list');
     const dot = cursor.indexOf('.');
     const payload = cursor.slice(0, dot);
-    const signature = Buffer.from(cursor.slice(dot + 1), 'base64url');
-    const expected = this.#signature(order, payload);
+    // Compared as the text the host wrote: decoding would skip characters that are not base64url.
+    const signature = Buffer.from(cursor.slice(dot + 1));
+    const expected = Buffer.from(this.#signature(order, payload).toString('base64url'));
     if (dot < 0 || signature.length !== expected.length || !timingSafeEqual(signature, expected)) {
       throw invalid('is not a cursor of this list and order (altered, cut short, or from another endpoint)');
     }

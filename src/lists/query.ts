@@ -1,6 +1,6 @@
 import { SqlResourceError } from '../errors';
 import { filterOperators, isFilterOperator, parseOrder, type OrderTerm } from '../filters';
-import { integerOf } from '../integers';
+import { integerOf, isCanonicalInteger } from '../integers';
 import { listQueryKeys, type PageSettings } from './settings';
 
 /**
@@ -35,7 +35,8 @@ export function singleParameter(query: Readonly<Record<string, unknown>>, name: 
 function integerParameter(query: Readonly<Record<string, unknown>>, name: string, minimum: number): number | undefined {
   const text = singleParameter(query, name);
   if (text === undefined) return undefined;
-  const value = integerOf(text);
+  // Digits past 2^53 are a number too large, not a malformed one: the caller decides (a limit is cut).
+  const value = isCanonicalInteger(text) && !text.startsWith('-') ? (integerOf(text) ?? Infinity) : integerOf(text);
   if (value === undefined) throw parameterError(name, 'must be an integer written in decimal digits');
   if (value < minimum) throw parameterError(name, `must be >= ${minimum}`);
   return value;
@@ -46,9 +47,11 @@ export function pageLimit(query: Readonly<Record<string, unknown>>, page: PageSe
   return Math.min(integerParameter(query, 'limit', 1) ?? page.defaultLimit, page.maxLimit);
 }
 
-/** `?offset=`: rows skipped, at least 0. */
+/** `?offset=`: rows skipped, at least 0 and at most 2^53 - 1. */
 export function pageOffset(query: Readonly<Record<string, unknown>>): number | undefined {
-  return integerParameter(query, 'offset', 0);
+  const offset = integerParameter(query, 'offset', 0);
+  if (offset === Infinity) throw parameterError('offset', `must be <= ${Number.MAX_SAFE_INTEGER}`);
+  return offset;
 }
 
 /** `in.(a,"b,c")`: commas separate values; a double-quoted value may hold commas, and `\` escapes within it. */

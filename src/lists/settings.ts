@@ -67,7 +67,10 @@ export function listSettings(config: Readonly<Record<string, unknown>>): ListSet
 export function listProblems(entry: Readonly<Record<string, unknown>>, templateVariables: readonly string[] | undefined): { key: string; message: string }[] {
   const problems: { key: string; message: string }[] = [];
   const isTableList = typeof entry.table === 'string' && entry.sql === undefined;
-  if (typeof entry.table === 'string' && typeof entry.sql === 'string') problems.push({ key: 'table', message: 'a list endpoint takes sql or table, not both' });
+  // Beside an sql template that reads {{table}}, `table` is that template's configuration, as it always was.
+  if (typeof entry.table === 'string' && typeof entry.sql === 'string' && !templateVariables?.includes('table')) {
+    problems.push({ key: 'table', message: 'a list endpoint takes sql or table, not both' });
+  }
   for (const key of ['filters', 'sort', 'select'] as const) {
     const value = entry[key];
     if (value === undefined) continue;
