@@ -60,9 +60,11 @@ function orderError(message: string): SqlResourceError {
 export function parseOrder(order: OrderInput): OrderTerm[] {
   const terms = typeof order === 'string' ? order.split(',') : order;
   if (!Array.isArray(terms) || terms.length === 0) throw orderError('order must be a column, or columns separated by commas, each optionally .asc or .desc');
-  return terms.map((term: unknown, index) => {
-    if (isPlainObject(term) && typeof term.column === 'string' && term.column !== '' && typeof term.descending === 'boolean') return { column: term.column, descending: term.descending };
-    if (typeof term !== 'string') throw orderError(`order term ${index + 1} must be a string or { column, descending }`);
+  return terms.map((given: unknown, index) => {
+    if (isPlainObject(given) && typeof given.column === 'string' && given.column !== '' && typeof given.descending === 'boolean') return { column: given.column, descending: given.descending };
+    if (typeof given !== 'string') throw orderError(`order term ${index + 1} must be a string or { column, descending }`);
+    // Spaces after commas, as people write lists, are not part of a name.
+    const term = given.trim();
     const dot = term.lastIndexOf('.');
     const direction = dot < 0 ? '' : term.slice(dot + 1);
     if (direction !== '' && direction !== 'asc' && direction !== 'desc') {

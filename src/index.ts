@@ -1,6 +1,7 @@
 export { SqlResource } from './sql-resource';
 export { withRequestClaims } from './request-claims';
-export type { QueryEvent, QueryOptions, SqlResourceEvents, WriteResult, AffectedRows } from './sql-resource';
+export type { QueryEvent, QueryOptions, SqlResourceEvents, WriteResult, AffectedRows, ReadOptions, CountOptions, Filters } from './sql-resource';
+export { exactCountBelow } from './sql-resource';
 export { MysqlResource } from './dialects/mysql/mysql-resource';
 export { PostgresResource } from './dialects/postgres/postgres-resource';
 export { register, registeredClasses } from './registry';
@@ -15,6 +16,7 @@ export type { Statement, Executor, StreamingExecutor } from './statement';
 export { mysqlDialect, postgresDialect } from './dialects';
 export type { Callback } from './callback';
 export type { Entry, Filter, RowFilter } from './sql-builder';
+export { filterOperators, type FilterOperator, type FilterOperators, type OrderInput, type OrderTerm } from './filters';
 export { createApp } from './host/app';
 export type { App } from './host/app';
 export type { Profile } from './host/profile';

@@ -368,8 +368,15 @@ function keysetCondition(dialect: SqlDialect, order: readonly OrderTerm[], after
   return `(${alternatives.join(' OR ')})`;
 }
 
+function checkCount(what: 'limit' | 'offset', value: number | undefined): void {
+  if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) throw invalid('INVALID_ARGUMENT', `${what} must be an integer >= 0`);
+}
+
 /** A list's SELECT: the filters' rows (and past `after`), in `order`, one page of them. */
 export function buildList(dialect: SqlDialect, table: string, filters: readonly unknown[], list: ListShape): Statement {
+  checkCount('limit', list.limit);
+  checkCount('offset', list.offset);
+  if (list.columns !== undefined && list.columns.length === 0) throw invalid('INVALID_ARGUMENT', 'columns must name at least one column');
   const params: unknown[] = [];
   const conditions = listConditions(filters, params);
   const next = markers(dialect);
@@ -403,6 +410,11 @@ export function buildTemplatePage(dialect: SqlDialect, template: Statement, limi
 /** `COUNT(*)` of the rows a statement answers, as `count`. */
 export function buildCountOf(statement: Statement): Statement {
   return { sql: `SELECT COUNT(*) AS count FROM (${statement.sql}\n) AS counted`, values: statement.values };
+}
+
+/** How many rows a statement answers, counting at most `cap` of them: whether it has fewer, at the cost of reading so few. */
+export function buildCappedCount(statement: Statement, cap: number): Statement {
+  return { sql: `SELECT COUNT(*) AS count FROM (SELECT 1 AS one FROM (${statement.sql}\n) AS counted LIMIT ${cap}) AS capped`, values: statement.values };
 }
 
 /** The planner's estimate of a statement's rows (read with `dialect.estimatedRows`). */

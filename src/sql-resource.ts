@@ -9,7 +9,7 @@ import { queryArguments, settle, type Callback } from './callback';
 import { isPlainObject } from './config';
 import { parseOrder, type OrderInput } from './filters';
 import { finiteCount } from './integers';
-import { buildCountOf, buildDelete, buildEstimate, buildInsert, buildList, buildSelect, buildUpdate, splitTableName, type Entry, type Filter, type RowFilter } from './sql-builder';
+import { buildCappedCount, buildCountOf, buildDelete, buildEstimate, buildInsert, buildList, buildSelect, buildUpdate, splitTableName, type Entry, type Filter, type RowFilter } from './sql-builder';
 import { Delivery, StatementPath } from './statement-path';
 import type { QueryOptions, SqlResourceEvents } from './resource-events';
 import type { Executor, Statement } from './statement';
@@ -43,8 +43,9 @@ export interface ReadOptions {
 
 export interface CountOptions {
   /**
-   * Ask the planner instead of counting: its estimate, or the exact count when the estimate is
-   * below `exactCountBelow` (counting so few rows costs little, and small counts are the ones seen).
+   * Ask the planner instead of counting: the exact count when there are fewer than
+   * `exactCountBelow` rows (counting so few costs little, and small counts are the ones seen),
+   * else the planner's estimate (at least `exactCountBelow`).
    */
   readonly estimated?: boolean;
   readonly signal?: AbortSignal;
@@ -331,12 +332,13 @@ export abstract class SqlResource extends EventEmitter<SqlResourceEvents> {
   }
 
   async #countRows(pool: DriverAdapter, statement: Statement, options: CountOptions): Promise<number> {
-    if (options.estimated === true) {
-      const estimate = this.dialect.estimatedRows((await this.#path.run(pool, buildEstimate(this.dialect, statement), options.signal)).rows);
-      if (estimate !== undefined && estimate >= exactCountBelow) return estimate;
-    }
-    const [row] = (await this.#path.run(pool, buildCountOf(statement), options.signal)).rows;
-    return finiteCount(row?.count) ?? 0;
+    const counted = async (count: Statement): Promise<number> => finiteCount((await this.#path.run(pool, count, options.signal)).rows[0]?.count) ?? 0;
+    if (options.estimated !== true) return counted(buildCountOf(statement));
+    // The planner's estimate of a table never analyzed can be far off: few rows are counted, always.
+    const few = await counted(buildCappedCount(statement, exactCountBelow));
+    if (few < exactCountBelow) return few;
+    const estimate = this.dialect.estimatedRows((await this.#path.run(pool, buildEstimate(this.dialect, statement), options.signal)).rows);
+    return Math.max(estimate ?? exactCountBelow, exactCountBelow);
   }
 
   /** Alias of `read`, as one sample of the reference engine's docs calls it. */

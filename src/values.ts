@@ -206,6 +206,14 @@ export interface ListRequest {
 }
 
 /**
+ * A date or timestamp read back is a JS Date, cut to the millisecond: the server keeps
+ * microseconds, so a page starting after the cut value would repeat or skip rows.
+ */
+function keysetDateRefusal(column: string): SqlResourceError {
+  return new SqlResourceError('INVALID_ARGUMENT', `after cannot page by '${column}': its values are dates, read back to the millisecond only; page with offset`, { field: 'after' });
+}
+
+/**
  * Whether an order can page by keyset (`after`): it names each row once (it ends in a unique
  * column, or holds every column of the primary key) and compares without NULLs.
  */
@@ -236,6 +244,7 @@ export function typedList(table: TableShape, tableName: string, list: ListReques
   const after = columns.map((column, i) => {
     const value = lastRow[order[i].column];
     if (value === undefined || value === null) throw new SqlResourceError('INVALID_ARGUMENT', `after needs the value of the order column '${column.name}'`, { field: 'after' });
+    if (value instanceof Date) throw keysetDateRefusal(column.name);
     return filterValue(column, value);
   });
   return { ...shape, after };

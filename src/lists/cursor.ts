@@ -19,9 +19,11 @@ export function cursorKey(secret?: string): Buffer {
   return secret === undefined ? randomBytes(32) : Buffer.from(secret, 'utf8');
 }
 
-/** A value as the cursor carries it: JSON, with dates, buffers and bigints tagged to come back as they were. */
+/**
+ * A value as the cursor carries it: JSON, with buffers and bigints tagged to come back as they
+ * were. (Dates make no cursor: list-endpoint.ts pages by offset past them.)
+ */
 function encodeValue(value: unknown): unknown {
-  if (value instanceof Date) return { d: value.toISOString() };
   if (Buffer.isBuffer(value)) return { b: value.toString('base64') };
   if (typeof value === 'bigint') return { n: value.toString() };
   return value;
@@ -29,8 +31,7 @@ function encodeValue(value: unknown): unknown {
 
 function decodeValue(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
-  const tagged = value as { d?: string; b?: string; n?: string };
-  if (typeof tagged.d === 'string') return new Date(tagged.d);
+  const tagged = value as { b?: string; n?: string };
   if (typeof tagged.b === 'string') return Buffer.from(tagged.b, 'base64');
   return tagged.n;
 }

@@ -152,7 +152,9 @@ function tableList(sources: ListSources, settings: ListSettings, table: string):
     const last = rows[rows.length - 1];
     let next: string | undefined;
     if (more && last !== undefined) {
-      next = nextUrl(definition, request, byKeyset ? { limit: String(limit), after: cursors.after(last, order) } : { limit: String(limit), offset: String((offset ?? 0) + limit) });
+      // Dates come back cut to the millisecond: a cursor made of one would repeat or skip rows.
+      const exact = byKeyset && !order.some((term) => last[term.column] instanceof Date);
+      next = nextUrl(definition, request, exact ? { limit: String(limit), after: cursors.after(last, order) } : { limit: String(limit), offset: String((offset ?? 0) + limit) });
     }
     if (missing.length > 0) for (const row of rows) for (const column of missing) delete row[column];
     const position = cursor === undefined ? (offset ?? 0) : undefined;

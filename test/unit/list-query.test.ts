@@ -1,4 +1,5 @@
 import { SqlResourceError } from '../../src';
+import { parseOrder } from '../../src/filters';
 import { Cursors } from '../../src/lists/cursor';
 import { pageLimit, pageOffset, queryFilter, queryOrder, querySelect } from '../../src/lists/query';
 
@@ -107,11 +108,11 @@ describe('keyset cursors', () => {
     { column: 'created', descending: true },
     { column: 'id', descending: false },
   ];
-  const row = { created: new Date('2026-11-24T10:00:00.123Z'), id: 9007199254740993n, name: 'x' };
+  const row = { created: 'ab,c', id: 9007199254740993n, name: 'x' };
 
-  it('gives back the order values of the row it was made from, typed as they were', () => {
+  it('gives back the order values of the row it was made from, a bigint as its digits', () => {
     const cursors = new Cursors(key, 'GET /items');
-    expect(cursors.read(cursors.after(row, order), order)).toEqual({ created: new Date('2026-11-24T10:00:00.123Z'), id: '9007199254740993' });
+    expect(cursors.read(cursors.after(row, order), order)).toEqual({ created: 'ab,c', id: '9007199254740993' });
   });
 
   it('refuses a cursor altered, cut short, from another endpoint, another order or another key', () => {
@@ -129,5 +130,18 @@ describe('keyset cursors', () => {
       () => new Cursors(key, 'GET /items').read('x'.repeat(3000), order),
     ];
     for (const attempt of attempts) expect(refusal(attempt)).toMatchObject({ code: 'INVALID_PARAMETER', field: 'after' });
+  });
+});
+
+describe('an order written for code', () => {
+  it('takes spaces after commas, and OrderTerm objects', () => {
+    expect(parseOrder('price.desc, id')).toEqual([
+      { column: 'price', descending: true },
+      { column: 'id', descending: false },
+    ]);
+    expect(parseOrder([{ column: 'price', descending: true }, 'id'])).toEqual([
+      { column: 'price', descending: true },
+      { column: 'id', descending: false },
+    ]);
   });
 });
