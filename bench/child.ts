@@ -45,6 +45,8 @@ export class ServerChild {
       stdio: ['ignore', 2, 2, 'ipc'],
     });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    // A message sent to a child that has just died fails here (EPIPE); unheard, it would end the bench before its tables are dropped.
+    child.on('error', (error) => console.error(`server child (${config.role}): ${error.message}`));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill();

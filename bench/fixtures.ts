@@ -28,13 +28,21 @@ export class BenchTable {
     return this.#admin.prepare(sql)(params);
   }
 
+  /** Runs one statement on the fixtures' own connections (text protocol): seeding, ANALYZE, EXPLAIN. */
+  run(sql: string, params: unknown[] = []): Promise<unknown> {
+    return this.#sql(sql, params);
+  }
+
+  /** Creates the table with these column definitions and no rows; dropped by `drop()` like the bench schema. */
+  async createWith(columns: string): Promise<void> {
+    await this.#sql(`CREATE TABLE ${this.quoted} (${columns})`);
+    this.#created = true;
+  }
+
   async create(): Promise<void> {
     const id = this.kind === 'mysql' ? 'INT AUTO_INCREMENT PRIMARY KEY' : 'SERIAL PRIMARY KEY';
     const created = this.kind === 'mysql' ? 'TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP' : 'TIMESTAMP NOT NULL DEFAULT now()';
-    await this.#sql(
-      `CREATE TABLE ${this.quoted} (id ${id}, name VARCHAR(64) NOT NULL, qty INT NOT NULL, price DECIMAL(10,2) NOT NULL, note VARCHAR(255) NULL, created_at ${created})`,
-    );
-    this.#created = true;
+    await this.createWith(`id ${id}, name VARCHAR(64) NOT NULL, qty INT NOT NULL, price DECIMAL(10,2) NOT NULL, note VARCHAR(255) NULL, created_at ${created}`);
     await this.#fill(this.rows, 'seed');
   }
 

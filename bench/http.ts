@@ -8,26 +8,30 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { createSigner } from 'fast-jwt';
+import { mysqlDialect } from '../src/dialects/mysql/dialect';
+import { postgresDialect } from '../src/dialects/postgres/dialect';
+import { buildList } from '../src/sql-builder';
 import { compileTemplate } from '../src/template';
 import type { Profile } from '../src/host/profile';
 import { ServerChild } from './child';
 import { intFromEnv, listFromEnv } from './env';
 import { BenchTable } from './fixtures';
-import { handWrittenSql } from './hand-written-server';
+import { handWrittenSql, pageCursorSecret, pageLimit } from './hand-written-server';
 import { table as textTable } from './report';
 import { runStandalone } from './standalone';
 import { poolSize, quote, servers, uniqueTable, type Kind } from './servers';
 import { Samples, median, ratio, round, type Summary } from './stats';
 
-export const httpEndpoints = ['get', 'post', 'list', 'get-jwt'] as const;
+export const httpEndpoints = ['get', 'post', 'list', 'get-jwt', 'page'] as const;
 export type HttpEndpoint = (typeof httpEndpoints)[number];
 
 /**
  * Host ÷ baseline req/s each endpoint must reach; list has none. The baseline is the
  * hand-written server, except for `get-jwt`: the host's GET by id behind an HS256 JWT against
  * the same GET on the same host without `server.auth`, in the same run (SPEC §7, issue 12).
+ * `page`: a page of 100 rows of a table list by keyset cursor (SPEC §8).
  */
-export const httpTargets: Partial<Record<HttpEndpoint, number>> = { get: 0.85, post: 0.85, 'get-jwt': 0.9 };
+export const httpTargets: Partial<Record<HttpEndpoint, number>> = { get: 0.85, post: 0.85, 'get-jwt': 0.9, page: 0.85 };
 
 /** The secret of the `get-jwt` host; only this bench's tokens are signed with it. */
 const benchJwtSecret = 'bench-secret-of-at-least-thirty-two-bytes';
@@ -89,17 +93,19 @@ function randomId(rows: number): number {
   return 1 + Math.floor(Math.random() * rows);
 }
 
-/** The profile the host serves: the same three endpoints as the hand-written server; with `auth`, behind an HS256 JWT. */
+/** The profile the host serves: the same endpoints as the hand-written server; with `auth`, behind an HS256 JWT. */
 export function httpProfile(kind: Kind, table: string, listSql: string, server: Record<string, unknown> = {}, auth = false): Profile {
   return {
     name: `bench-http-${kind}`,
     resources: { db: { _class: kind, server: { ...servers[kind], ...server } } },
     server: {
       ...(auth ? { auth: { jwt: { secret: benchJwtSecret, algorithms: ['HS256'] } } } : {}),
+      cursorSecret: pageCursorSecret,
       endpoints: [
         { path: '/items/:id', endpoint: 'readOne', resource: 'db', table, id_field: 'id' },
         { path: '/items', endpoint: 'create', resource: 'db', table, id_field: 'id' },
         { path: '/list', endpoint: 'list', resource: 'db', sql: listSql },
+        { path: '/page', endpoint: 'list', resource: 'db', table, page: { defaultLimit: pageLimit, maxLimit: 1000 } },
       ],
     },
   };
@@ -110,7 +116,8 @@ function benchTokens(): string[] {
   return Array.from({ length: benchTokenCount }, (_, index) => sign({ sub: `bench-user-${index}`, roles: ['reader'] }));
 }
 
-function requestOf(endpoint: HttpEndpoint, rows: number, tokens: readonly string[]): autocannon.Request {
+/** `pages`: paths of `/page` with the host's cursors (`page.next` of the walk from the first page). */
+function requestOf(endpoint: HttpEndpoint, rows: number, tokens: readonly string[], pages: readonly string[]): autocannon.Request {
   let serial = 0;
   switch (endpoint) {
     case 'get':
@@ -143,6 +150,8 @@ function requestOf(endpoint: HttpEndpoint, rows: number, tokens: readonly string
           return { ...request, path: `/list?from=${low}&to=${low + 99}` };
         },
       };
+    case 'page':
+      return { method: 'GET', setupRequest: (request) => ({ ...request, path: pages[Math.floor(Math.random() * pages.length)] }) };
   }
 }
 
@@ -188,17 +197,35 @@ async function fire(side: Side, request: autocannon.Request, connections: number
   return (ok * 1000) / elapsedMs;
 }
 
-async function get(port: number, path: string, init: RequestInit = {}): Promise<{ status: number; body: string }> {
+async function get(port: number, path: string, init: RequestInit = {}): Promise<{ status: number; body: string; range: string | null }> {
   const response = await fetch(`http://127.0.0.1:${port}${path}`, init);
-  return { status: response.status, body: await response.text() };
+  return { status: response.status, body: await response.text(), range: response.headers.get('content-range') };
 }
 
-/** Both servers answer the same bytes for the same row and range, and the same shape for a create. */
-async function checkSameAnswers(host: ServerChild, hand: ServerChild): Promise<void> {
-  for (const path of ['/items/42', '/list?from=100&to=199']) {
+/**
+ * The host's `/page` from the first page to the last by `page.next`: the paths of every page after
+ * the first, each with a cursor the host made.
+ */
+async function walkPages(host: ServerChild): Promise<string[]> {
+  const pages: string[] = [];
+  for (let path: string | undefined = '/page'; path !== undefined; ) {
+    const answer = await get(host.port, path);
+    if (answer.status !== 200) throw new Error(`GET ${path} on the host: ${answer.status} ${answer.body.slice(0, 300)}`);
+    path = (JSON.parse(answer.body) as { page: { next?: string } }).page.next;
+    if (path !== undefined) pages.push(path);
+  }
+  return pages;
+}
+
+/** Both servers answer the same bytes (and Content-Range) for the same row, range and page, and the same shape for a create. */
+async function checkSameAnswers(host: ServerChild, hand: ServerChild, pages: readonly string[]): Promise<void> {
+  for (const path of ['/items/42', '/list?from=100&to=199', pages[0], pages[pages.length >> 1], pages[pages.length - 1]]) {
     const [a, b] = await Promise.all([get(host.port, path), get(hand.port, path)]);
-    if (a.status !== 200 || b.status !== 200 || a.body !== b.body) {
-      throw new Error(`GET ${path}: the host answered ${a.status} ${a.body.slice(0, 200)}… and the hand-written server ${b.status} ${b.body.slice(0, 200)}…`);
+    if (a.status !== 200 || b.status !== 200 || a.body !== b.body || a.range !== b.range) {
+      throw new Error(
+        `GET ${path}: the host answered ${a.status} (Content-Range ${a.range}) ${a.body.slice(0, 200)}… ` +
+          `and the hand-written server ${b.status} (Content-Range ${b.range}) ${b.body.slice(0, 200)}…`,
+      );
     }
   }
   const post = (port: number): Promise<{ status: number; body: string }> =>
@@ -231,6 +258,10 @@ export async function benchHttp(kind: Kind, settings: HttpSettings, progress: (l
   const listTemplate = `SELECT * FROM ${fixture.quoted} WHERE ${quote(kind, 'id')} BETWEEN {{from}} AND {{to}}`;
   const compiled = compileTemplate(listTemplate, kind).sql;
   if (compiled !== sql.list) throw new Error(`the host's list SQL (${compiled}) differs from the hand-written server's (${sql.list})`);
+  // The host's paged list reads one row more than the page to know whether a next page exists; so does the hand-written route.
+  const dialect = kind === 'mysql' ? mysqlDialect : postgresDialect;
+  const paged = buildList(dialect, fixture.name, [{}], { order: [{ column: 'id', descending: false }], limit: pageLimit + 1, after: [0] }).sql;
+  if (paged !== sql.page) throw new Error(`the host's page SQL (${paged}) differs from the hand-written server's (${sql.page})`);
   const execArgv = (role: 'host' | 'hand'): string[] => {
     if (settings.cpuProf !== role) return [];
     mkdirSync(settings.cpuProfDir, { recursive: true });
@@ -250,11 +281,12 @@ export async function benchHttp(kind: Kind, settings: HttpSettings, progress: (l
     for (const outcome of started) if (outcome.status === 'fulfilled') children.push(outcome.value);
     for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
     const [host, hand, authHost] = children;
-    await checkSameAnswers(host, hand);
+    const pages = await walkPages(host);
+    await checkSameAnswers(host, hand, pages);
     if (authHost) await checkAuthHost(authHost, tokens[0]);
     progress(`${kind} http: ${settings.rows} rows seeded, servers started and answering the same bodies`);
     for (const endpoint of settings.endpoints) {
-      const request = requestOf(endpoint, settings.rows, tokens);
+      const request = requestOf(endpoint, settings.rows, tokens, pages);
       const jwt = endpoint === 'get-jwt';
       const sides: Side[] = jwt
         ? [

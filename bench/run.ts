@@ -7,7 +7,8 @@
  * BENCH_ROUNDS, BENCH_ROUND_MS, BENCH_WARMUP_MS to trade time for precision.
  * Part 1 also measures the allocation of a 100k-row stream over a stub driver (bench/stream-allocation.ts).
  * Parts 2 (HTTP, bench/http.ts) and 3 (memory, bench/memory.ts) read BENCH_HTTP_* and
- * BENCH_MEMORY_*; part 4 (start-up, bench/startup.ts) reads BENCH_STARTUP_*; BENCH_PARTS=1,2,3,4 picks parts.
+ * BENCH_MEMORY_*; part 4 (start-up, bench/startup.ts) reads BENCH_STARTUP_*; part 5 (table lists over
+ * 1,000,000 rows, bench/lists.ts) reads BENCH_LISTS_*; BENCH_PARTS=1,2,3,4,5 picks parts.
  */
 import os from 'node:os';
 import { benchMethods, methodNames, type MethodName, type MethodResult, type MethodsSettings } from './methods';
@@ -16,6 +17,7 @@ import { benchStreamAllocation, streamAllocationHeading, streamAllocationTable, 
 import { httpHeading, httpSettingsFromEnv, httpTable, httpTargets, runHttp, type HttpResult } from './http';
 import { memoryHeading, memorySettingsFromEnv, memoryTable, memoryTarget, runMemory, type MemoryResult } from './memory';
 import { runStartup, startupHeading, startupSettingsFromEnv, startupTable, type StartupResult } from './startup';
+import { listsHeading, listsSettingsFromEnv, listsTable, listsTargets, runLists, type ListsResult } from './lists';
 import { methodsTable, overheadTable } from './report';
 import { kinds, poolSize, type Kind } from './servers';
 
@@ -52,10 +54,11 @@ async function main(): Promise<void> {
   const startedAt = Date.now();
   const log = (line: string): void => console.error(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1)}s] ${line}`);
 
-  const parts = listFromEnv('BENCH_PARTS', [1, 2, 3, 4], Number);
+  const parts = listFromEnv('BENCH_PARTS', [1, 2, 3, 4, 5], Number);
   const httpSettings = httpSettingsFromEnv();
   const memorySettings = memorySettingsFromEnv();
   const startupSettings = startupSettingsFromEnv();
+  const listsSettings = listsSettingsFromEnv();
   const methods: MethodResult[] = [];
   if (parts.includes(1)) for (const kind of selected) methods.push(...(await benchMethods(kind, settings, log)));
   if (parts.includes(1)) log('resource layer over a stub driver');
@@ -65,6 +68,7 @@ async function main(): Promise<void> {
   const http: HttpResult[] = parts.includes(2) ? await runHttp(selected, httpSettings, log) : [];
   const memory: MemoryResult[] = parts.includes(3) ? await runMemory(selected, memorySettings, log) : [];
   const startup: StartupResult | undefined = parts.includes(4) ? await runStartup(selected, startupSettings, log) : undefined;
+  const lists: ListsResult[] = parts.includes(5) ? await runLists(selected, listsSettings, log) : [];
 
   if (parts.includes(1)) {
     console.log('\nPart 1 — methods through a started resource vs the bare driver pool (pool size %d)\n', poolSize);
@@ -78,20 +82,22 @@ async function main(): Promise<void> {
   if (parts.includes(2)) console.log(`\n${httpHeading(httpSettings)}\n\n${httpTable(http)}`);
   if (parts.includes(3)) console.log(`\n${memoryHeading(memorySettings)}\n\n${memoryTable(memory)}`);
   if (startup) console.log(`\n${startupHeading(startupSettings)}\n\n${startupTable(startup)}`);
+  if (parts.includes(5)) console.log(`\n${listsHeading(listsSettings)}\n\n${listsTable(lists)}`);
   console.log('');
 
   const report = {
     bench: 'sql-resources',
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}` },
-    settings: { ...settings, poolSize, kinds: selected, parts, http: httpSettings, memory: memorySettings, startup: startupSettings },
-    targets: { methods: methodsTarget, http: httpTargets, memoryGrowthMb: memoryTarget },
+    settings: { ...settings, poolSize, kinds: selected, parts, http: httpSettings, memory: memorySettings, startup: startupSettings, lists: listsSettings },
+    targets: { methods: methodsTarget, http: httpTargets, memoryGrowthMb: memoryTarget, lists: listsTargets },
     methods,
     overhead,
     streamAllocation,
     http,
     memory,
     startup,
+    lists,
     durationSec: Math.round((Date.now() - startedAt) / 100) / 10,
   };
   console.log(JSON.stringify(report));
