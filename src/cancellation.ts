@@ -17,21 +17,49 @@ export interface CancelWatch {
 
 const idle: CancelWatch = { fired: false, dispose: () => undefined };
 
+/** The abort listeners of a signal made by `callerSignal`, kept beside it instead of on it. */
+const callerListeners = Symbol('callerListeners');
+
+type CallerSignal = AbortSignal & { [callerListeners]?: Set<() => void> };
+
+/**
+ * An AbortSignal for one request, and the function that aborts it. Its cancel watches do not
+ * listen on the signal itself: Node makes the first listener of each AbortSignal cost about
+ * 3 µs (and more in the collector), a tenth of a short list's time in the host.
+ */
+export function callerSignal(): { signal: AbortSignal; abort: () => void } {
+  const controller = new AbortController();
+  const listeners = new Set<() => void>();
+  const signal: CallerSignal = controller.signal;
+  signal[callerListeners] = listeners;
+  return {
+    signal,
+    abort: () => {
+      controller.abort();
+      for (const listener of listeners) listener();
+      listeners.clear();
+    },
+  };
+}
+
 /** Runs `cancel` once if `signal` aborts before `dispose()`; its failure goes to `report`. */
 export function watchCancel(signal: AbortSignal | undefined, cancel: () => Promise<void>, report: (error: Error) => void): CancelWatch {
   if (signal === undefined) return idle;
   let fired = false;
   const onAbort = (): void => {
+    if (fired) return;
     fired = true;
     cancel().catch(report);
   };
+  const listeners = (signal as CallerSignal)[callerListeners];
   if (signal.aborted) onAbort();
+  else if (listeners) listeners.add(onAbort);
   else signal.addEventListener('abort', onAbort, { once: true });
   return {
     get fired() {
       return fired;
     },
-    dispose: () => signal.removeEventListener('abort', onAbort),
+    dispose: () => (listeners ? listeners.delete(onAbort) : signal.removeEventListener('abort', onAbort)),
   };
 }
 

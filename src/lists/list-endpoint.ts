@@ -59,13 +59,18 @@ function countModeOf(request: EndpointRequest, allowed: CountMode): CountMode {
 /** The URL of the next page: this endpoint's path, the request's parameters, and the page's. */
 function nextUrl(definition: EndpointDefinition, request: EndpointRequest, page: Record<string, string>): string {
   const path = definition.path.replace(/:([A-Za-z0-9_]+)/g, (_match, name: string) => encodeURIComponent(String(request.params[name] ?? '')));
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(request.query)) {
+  let search = '';
+  const add = (name: string, value: unknown): void => {
+    search += `${search === '' ? '?' : '&'}${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`;
+  };
+  for (const name of Object.keys(request.query)) {
     if (name === 'offset' || name === 'after' || name === 'limit') continue;
-    for (const item of Array.isArray(value) ? value : [value]) search.append(name, String(item));
+    const value = request.query[name];
+    if (Array.isArray(value)) value.forEach((item) => add(name, item));
+    else add(name, value);
   }
-  for (const [name, value] of Object.entries(page)) search.set(name, value);
-  return `${path}?${search.toString()}`;
+  for (const name of Object.keys(page)) add(name, page[name]);
+  return path + search;
 }
 
 /** `Content-Range: first-last/count`, `*` for an unknown count, and for an unknown position (a keyset page or no rows). */

@@ -1,4 +1,5 @@
 import type { SqlResource } from '../../src';
+import { callerSignal } from '../../src/cancellation';
 import { ResourceManager } from '../../src/resource-manager';
 import { runningStatements as running, waitUntil } from '../support/activity';
 import { kinds, resourceConfig, type Kind } from '../support/servers';
@@ -29,9 +30,13 @@ describe.each(kinds)('%s: a statement whose caller left is cancelled on the serv
     await resource.stop();
   });
 
-  it('query: aborting 50 ms in ends the statement on the server within 1 s', async () => {
+  // The host's signal (callerSignal) keeps its cancel watches beside it; any other AbortSignal is listened to.
+  it.each([
+    ['an AbortController', (): { signal: AbortSignal; abort: () => void } => new AbortController()],
+    ["the host's caller signal", callerSignal],
+  ])('query: aborting %s 50 ms in ends the statement on the server within 1 s', async (_label, makeSignal) => {
     const tag = `cancel_query_${kind}_${Date.now()}`;
-    const controller = new AbortController();
+    const controller = makeSignal();
     const outcome = resource.query(sleepSql(kind, tag, 5), [], { signal: controller.signal }).catch((error: unknown) => error);
     await pause(50);
     expect(await waitUntil(async () => (await running(kind, tag)) === 1, 1000)).toBe(true);
@@ -52,6 +57,23 @@ describe.each(kinds)('%s: a statement whose caller left is cancelled on the serv
     expect(await waitUntil(async () => (await running(kind, tag)) === 0, 1000)).toBe(true);
     expect(await first).toMatchObject(cancelledBy[kind]);
     await batches.return(undefined);
+    expect(await resource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+
+  it('a caller that leaves while its statement waits for a connection gets CANCELLED, and the statement never runs', async () => {
+    const busyTag = `cancel_busy_${kind}_${Date.now()}`;
+    const waitingTag = `cancel_waiting_${kind}_${Date.now()}`;
+    const holders = Array.from({ length: 4 }, () => new AbortController());
+    const held = holders.map((holder) => resource.query(sleepSql(kind, busyTag, 5), [], { signal: holder.signal }).catch((error: unknown) => error));
+    expect(await waitUntil(async () => (await running(kind, busyTag)) === 4, 2000)).toBe(true);
+    const caller = callerSignal();
+    const waiting = resource.query(sleepSql(kind, waitingTag, 5), [], { signal: caller.signal }).catch((error: unknown) => error);
+    await pause(50);
+    caller.abort();
+    for (const holder of holders) holder.abort();
+    await Promise.all(held);
+    expect(await waiting).toMatchObject({ code: 'CANCELLED', message: expect.stringMatching(/caller is gone/) });
+    expect(await running(kind, waitingTag)).toBe(0);
     expect(await resource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
   });
 

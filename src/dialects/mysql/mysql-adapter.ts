@@ -127,6 +127,11 @@ export class MysqlAdapter implements DriverAdapter {
   async #runCancellable(sql: string, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
     if (signal.aborted) throw callerGone();
     const connection = await this.#connection();
+    // The caller may have left while the statement waited for a connection.
+    if (signal.aborted) {
+      connection.release();
+      throw callerGone();
+    }
     const watch = watchCancel(signal, () => this.#kill(connection), (error) => this.#hooks.onPoolError(error));
     try {
       return await this.#runOn(connection, sql, params);

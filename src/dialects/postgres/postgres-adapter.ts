@@ -207,6 +207,11 @@ export class PostgresAdapter implements DriverAdapter {
   async #runCancellable(pool: Pool, sql: string, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
     if (signal.aborted) throw callerGone();
     const client = await pool.connect();
+    // The caller may have left while the statement waited for a connection.
+    if (signal.aborted) {
+      client.release();
+      throw callerGone();
+    }
     const watch = watchCancel(signal, () => this.#cancel(client), (error) => this.#hooks.onPoolError(error));
     try {
       return await this.#runOn(client as unknown as PgQueryable, sql, params);

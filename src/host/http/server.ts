@@ -1,6 +1,7 @@
 import type { ServerOptions } from 'node:http';
 import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cors from '@fastify/cors';
+import { callerSignal } from '../../cancellation';
 import { createEndpointHandler, type EndpointDefinition, type EndpointRequest } from '../../endpoints';
 import { withRequestClaims } from '../../request-claims';
 import type { ResourceManager } from '../../resource-manager';
@@ -44,12 +45,12 @@ function withClaimsOf<T>(request: FastifyRequest, wanted: boolean, work: () => T
  * endpoints run short statements on keys, and skipping it keeps their path as cheap as before.
  */
 function clientGoneSignal(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
+  const { signal, abort } = callerSignal();
   const response = reply.raw;
   response.once('close', () => {
-    if (!response.writableFinished) controller.abort();
+    if (!response.writableFinished) abort();
   });
-  return controller.signal;
+  return signal;
 }
 
 /**
