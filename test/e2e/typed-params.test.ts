@@ -105,6 +105,8 @@ describe.each(kinds)('%s typed parameters', (kind: Kind) => {
       ['hex', '0x10'],
       ['an empty value', ''],
       ['letters', 'seven'],
+      ['leading zeros', '007'],
+      ['minus zero', '-0'],
     ])('refuses %s', async (_what, text) => {
       await refused(`/plus?n=${text}`, 'n', "query parameter 'n' must be an integer (type)");
     });

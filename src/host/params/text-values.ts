@@ -1,3 +1,4 @@
+import { integerOf, isCanonicalInteger } from '../../integers';
 import type { ParameterType, ParameterValue } from './parameter-types';
 
 /**
@@ -6,8 +7,6 @@ import type { ParameterType, ParameterValue } from './parameter-types';
  * (`Number()`, a coercing validator) would turn into some number is refused instead.
  */
 
-/** Decimal digits, an optional minus: no space, plus sign, fraction, exponent or hex. */
-const integerText = /^-?[0-9]+$/;
 /** A plain decimal: optional fraction and exponent; no space, hex, Infinity or NaN. */
 const numberText = /^-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 
@@ -20,10 +19,11 @@ const asText: Reader = (text) => ({ value: text });
 
 const readers: Readonly<Record<ParameterType, Reader>> = {
   integer(text) {
-    if (!integerText.test(text)) return { reason: 'must be an integer (type)' };
-    const value = Number(text);
-    if (!Number.isSafeInteger(value)) return { reason: `must be an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER} (type)` };
-    return { value: value === 0 ? 0 : value }; // not -0
+    // The project's one integer reading (integers.ts): canonical decimal, so `007` and `-0` are refused too.
+    if (!isCanonicalInteger(text)) return { reason: 'must be an integer (type)' };
+    const value = integerOf(text);
+    if (value === undefined) return { reason: `must be an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER} (type)` };
+    return { value };
   },
   number(text) {
     if (!numberText.test(text)) return { reason: 'must be a number (type)' };
