@@ -69,6 +69,17 @@ export function callerGone(): SqlResourceError {
 }
 
 /**
+ * After a wait for a pooled connection: when the caller left meanwhile, the connection goes back
+ * (it ran nothing) and the statement fails CANCELLED, instead of running only to be cancelled
+ * from a connection opened for that.
+ */
+export function refuseIfGone(signal: AbortSignal | undefined, release: () => void): void {
+  if (!signal?.aborted) return;
+  release();
+  throw callerGone();
+}
+
+/**
  * The executor of a transaction's one connection, whose statements honour their signals: an
  * abort sends `cancel` for that connection. Once one was sent, `cancelled` is true and the
  * connection must be discarded, not pooled: the cancel may arrive after its statement ended.

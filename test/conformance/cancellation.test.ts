@@ -60,14 +60,16 @@ describe.each(kinds)('%s: a statement whose caller left is cancelled on the serv
     expect(await resource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
   });
 
-  it('a caller that leaves while its statement waits for a connection gets CANCELLED, and the statement never runs', async () => {
+  it.each(['query', 'streamBatches'] as const)('%s: a caller that leaves while its statement waits for a connection gets CANCELLED, and the statement never runs', async (method) => {
     const busyTag = `cancel_busy_${kind}_${Date.now()}`;
     const waitingTag = `cancel_waiting_${kind}_${Date.now()}`;
     const holders = Array.from({ length: 4 }, () => new AbortController());
     const held = holders.map((holder) => resource.query(sleepSql(kind, busyTag, 5), [], { signal: holder.signal }).catch((error: unknown) => error));
     expect(await waitUntil(async () => (await running(kind, busyTag)) === 4, 2000)).toBe(true);
     const caller = callerSignal();
-    const waiting = resource.query(sleepSql(kind, waitingTag, 5), [], { signal: caller.signal }).catch((error: unknown) => error);
+    const statement = sleepSql(kind, waitingTag, 5);
+    const options = { signal: caller.signal };
+    const waiting = (method === 'query' ? resource.query(statement, [], options) : resource.streamBatches(statement, [], options).next()).catch((error: unknown) => error);
     await pause(50);
     caller.abort();
     for (const holder of holders) holder.abort();

@@ -1,5 +1,5 @@
 import { createConnection, createPool } from 'mysql2';
-import { callerGone, CancellableConnection, watchCancel } from '../../cancellation';
+import { callerGone, CancellableConnection, refuseIfGone, watchCancel } from '../../cancellation';
 import { poolClosed, SqlResourceError } from '../../errors';
 import type { ServerSettings } from '../../config';
 import type { ServerFeatures } from '../../dialect';
@@ -127,11 +127,7 @@ export class MysqlAdapter implements DriverAdapter {
   async #runCancellable(sql: string, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
     if (signal.aborted) throw callerGone();
     const connection = await this.#connection();
-    // The caller may have left while the statement waited for a connection.
-    if (signal.aborted) {
-      connection.release();
-      throw callerGone();
-    }
+    refuseIfGone(signal, () => connection.release());
     const watch = watchCancel(signal, () => this.#kill(connection), (error) => this.#hooks.onPoolError(error));
     try {
       return await this.#runOn(connection, sql, params);
@@ -214,6 +210,7 @@ export class MysqlAdapter implements DriverAdapter {
   async *stream(sql: string, params: readonly unknown[], batchSize: number, signal?: AbortSignal, setup?: (executor: Executor) => Promise<void>): AsyncGenerator<Row[], void, undefined> {
     if (signal?.aborted) throw callerGone();
     const connection = await this.#connection();
+    refuseIfGone(signal, () => connection.release());
     const inTransaction = setup !== undefined;
     if (inTransaction) {
       try {

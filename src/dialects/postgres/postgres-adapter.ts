@@ -1,7 +1,7 @@
 import { Client, Pool, types as pgTypes, type PoolClient, type PoolConfig, type QueryConfig, type QueryResult } from 'pg';
 import Cursor from 'pg-cursor';
 import type { ServerSettings } from '../../config';
-import { callerGone, CancellableConnection, watchCancel } from '../../cancellation';
+import { callerGone, CancellableConnection, refuseIfGone, watchCancel } from '../../cancellation';
 import { poolClosed } from '../../errors';
 import type { ServerFeatures } from '../../dialect';
 import type { IntegerRange } from '../../integers';
@@ -207,11 +207,7 @@ export class PostgresAdapter implements DriverAdapter {
   async #runCancellable(pool: Pool, sql: string, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
     if (signal.aborted) throw callerGone();
     const client = await pool.connect();
-    // The caller may have left while the statement waited for a connection.
-    if (signal.aborted) {
-      client.release();
-      throw callerGone();
-    }
+    refuseIfGone(signal, () => client.release());
     const watch = watchCancel(signal, () => this.#cancel(client), (error) => this.#hooks.onPoolError(error));
     try {
       return await this.#runOn(client as unknown as PgQueryable, sql, params);
@@ -302,6 +298,7 @@ export class PostgresAdapter implements DriverAdapter {
     const values = this.#values(params);
     if (signal?.aborted) throw callerGone();
     const client = await pool.connect();
+    refuseIfGone(signal, () => client.release());
     const watch = watchCancel(signal, () => this.#cancel(client), (error) => this.#hooks.onPoolError(error));
     const inTransaction = setup !== undefined;
     let complete = false;
