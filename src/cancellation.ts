@@ -73,9 +73,9 @@ export function callerGone(): SqlResourceError {
  * (it ran nothing) and the statement fails CANCELLED, instead of running only to be cancelled
  * from a connection opened for that.
  */
-export function refuseIfGone(signal: AbortSignal | undefined, release: () => void): void {
+export function refuseIfGone(signal: AbortSignal | undefined, connection: { release(): void }): void {
   if (!signal?.aborted) return;
-  release();
+  connection.release();
   throw callerGone();
 }
 

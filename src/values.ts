@@ -185,11 +185,15 @@ export function writtenKey(table: TableShape, data: Row, filter: Filter): Filter
   return key;
 }
 
-/** Names that look like identifiers are listed; anything else is only counted, never echoed. */
+/** Names that look like identifiers may be named in messages; anything else, a client's text, is never echoed. */
 const printableName = /^[A-Za-z_][A-Za-z0-9_$]{0,63}$/;
 
+export function isPrintableName(name: string): boolean {
+  return printableName.test(name);
+}
+
 function unknownColumns(table: string, names: string[]): SqlResourceError {
-  const printable = names.filter((name) => printableName.test(name));
+  const printable = names.filter(isPrintableName);
   const others = names.length - printable.length;
   const listed = [...printable, ...(others > 0 ? [`${others} other${others > 1 ? 's' : ''}`] : [])].join(', ');
   return new SqlResourceError('UNKNOWN_COLUMN', `unknown column${names.length > 1 ? 's' : ''} in ${table}: ${listed}`, { columns: printable });

@@ -1,6 +1,7 @@
 import { SqlResourceError } from '../errors';
 import { filterOperators, isFilterOperator, parseOrder, type OrderTerm } from '../filters';
 import { integerOf, isCanonicalInteger } from '../integers';
+import { isPrintableName } from '../values';
 import { listQueryKeys, type PageSettings } from './settings';
 
 /**
@@ -9,10 +10,8 @@ import { listQueryKeys, type PageSettings } from './settings';
  * the value; a name that does not look like an identifier is not repeated either.
  */
 
-const printableName = /^[A-Za-z_][A-Za-z0-9_$]{0,63}$/;
-
 function named(name: string): string {
-  return printableName.test(name) ? `'${name}'` : 'a query parameter';
+  return isPrintableName(name) ? `'${name}'` : 'a query parameter';
 }
 
 export function parameterError(name: string, message: string): SqlResourceError {
@@ -20,7 +19,7 @@ export function parameterError(name: string, message: string): SqlResourceError 
 }
 
 function filterError(column: string, message: string): SqlResourceError {
-  const printable = printableName.test(column);
+  const printable = isPrintableName(column);
   return new SqlResourceError('INVALID_FILTER', `filter ${named(column)}: ${message}`, printable ? { field: column, columns: [column] } : {});
 }
 

@@ -127,7 +127,7 @@ export class MysqlAdapter implements DriverAdapter {
   async #runCancellable(sql: string, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
     if (signal.aborted) throw callerGone();
     const connection = await this.#connection();
-    refuseIfGone(signal, () => connection.release());
+    refuseIfGone(signal, connection);
     const watch = watchCancel(signal, () => this.#kill(connection), (error) => this.#hooks.onPoolError(error));
     try {
       return await this.#runOn(connection, sql, params);
@@ -210,7 +210,7 @@ export class MysqlAdapter implements DriverAdapter {
   async *stream(sql: string, params: readonly unknown[], batchSize: number, signal?: AbortSignal, setup?: (executor: Executor) => Promise<void>): AsyncGenerator<Row[], void, undefined> {
     if (signal?.aborted) throw callerGone();
     const connection = await this.#connection();
-    refuseIfGone(signal, () => connection.release());
+    refuseIfGone(signal, connection);
     const inTransaction = setup !== undefined;
     if (inTransaction) {
       try {

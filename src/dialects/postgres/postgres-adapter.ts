@@ -207,7 +207,7 @@ export class PostgresAdapter implements DriverAdapter {
   async #runCancellable(pool: Pool, sql: string, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
     if (signal.aborted) throw callerGone();
     const client = await pool.connect();
-    refuseIfGone(signal, () => client.release());
+    refuseIfGone(signal, client);
     const watch = watchCancel(signal, () => this.#cancel(client), (error) => this.#hooks.onPoolError(error));
     try {
       return await this.#runOn(client as unknown as PgQueryable, sql, params);
@@ -298,7 +298,7 @@ export class PostgresAdapter implements DriverAdapter {
     const values = this.#values(params);
     if (signal?.aborted) throw callerGone();
     const client = await pool.connect();
-    refuseIfGone(signal, () => client.release());
+    refuseIfGone(signal, client);
     const watch = watchCancel(signal, () => this.#cancel(client), (error) => this.#hooks.onPoolError(error));
     const inTransaction = setup !== undefined;
     let complete = false;
